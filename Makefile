@@ -1,0 +1,46 @@
+# Two commands set everything up on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip install --disable-pip-version-check -q -c constraints.txt
+export OMP_NUM_THREADS ?= 1
+
+.PHONY: demo test test-slow test-nojit bench lint clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check -q --upgrade pip
+
+# Stamps re-run an install when the project's requirements change.
+$(VENV)/.demo-installed: pyproject.toml constraints.txt | $(PY)
+	$(PIP) -e ".[plots,rl]"
+	touch $@
+
+$(VENV)/.test-installed: pyproject.toml constraints.txt | $(PY)
+	$(PIP) -e ".[test]"
+	touch $@
+
+demo: $(VENV)/.demo-installed
+	$(PY) -m playahead demo
+
+test: $(VENV)/.test-installed
+	$(PY) -m pytest -m "not slow"
+	$(MAKE) --no-print-directory test-nojit
+
+# The compiled kernels' tests again, with numba's JIT off (kernels run as plain Python).
+test-nojit: $(VENV)/.test-installed
+	NUMBA_DISABLE_JIT=1 HYPOTHESIS_PROFILE=nojit $(PY) -m pytest -p no:cacheprovider \
+		tests/test_tile_rules.py
+
+test-slow: $(VENV)/.test-installed
+	$(PY) -m pytest -m slow
+
+bench: $(VENV)/.test-installed
+	$(PY) -m benchmarks
+
+lint: $(VENV)/.test-installed
+	$(VENV)/bin/ruff check playahead tests benchmarks
+	$(VENV)/bin/ruff format --check playahead tests benchmarks
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,5 @@
+import sys
+
+from playahead.cli import main
+
+sys.exit(main())

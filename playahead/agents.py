@@ -1,0 +1,170 @@
+"""Agents from spec strings: ``make_agent("mcts:n_simulations=400,c=1.4")``.
+
+A spec is a registered name, optionally followed by ``:`` and comma-separated
+``key=value`` options. Values are read as int, float, bool (``true``/``false``) or
+``none`` where they look like one, otherwise kept as strings. Every agent has
+``act(env) -> int``; planners also have ``analyze(env) -> Analysis``.
+
+Agents register themselves with :func:`register_agent` when their module is imported;
+:func:`make_agent` imports the built-in modules on first use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+# Modules whose import registers the built-in agents (imported lazily, on first use).
+_BUILTIN_MODULES = ("playahead.planners", "playahead.train.agents")
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything with ``act(env) -> action``; ``env`` is what ``gym.make`` returns."""
+
+    def act(self, env) -> int: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Analysis:
+    """What a planner thinks of a position.
+
+    Attributes:
+        action: the chosen action.
+        values: ``float[n_actions]``, the planner's value of each action (NaN where
+            illegal). Units: expected final score (tile games) or expected result in
+            [-1, 1] for the player to move (two-player games), unless ``value_kind``
+            says otherwise.
+        visits: ``int[n_actions]`` visit or rollout counts, or None.
+        value_kind: a short word naming the units, e.g. ``"score"``, ``"win_rate"``,
+            ``"solved"``.
+        stats: counters such as ``nodes``, ``rollouts``, ``seconds``, ``depth``.
+    """
+
+    action: int
+    values: np.ndarray
+    visits: np.ndarray | None = None
+    value_kind: str = "score"
+    stats: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def ranked(self) -> list[tuple[int, float]]:
+        """Legal actions with their values, best first."""
+        legal = [(a, float(v)) for a, v in enumerate(self.values) if not np.isnan(v)]
+        return sorted(legal, key=lambda av: -av[1])
+
+
+@dataclasses.dataclass(frozen=True)
+class _Entry:
+    factory: Callable[..., Agent]
+    summary: str
+
+
+_REGISTRY: dict[str, _Entry] = {}
+_loaded = False
+
+
+def register_agent(name: str, factory: Callable[..., Agent], summary: str = "") -> None:
+    """Make ``factory`` available as ``make_agent(name)``; options become kwargs."""
+    if name in _REGISTRY and _REGISTRY[name].factory is not factory:
+        raise ValueError(f"agent name {name!r} is already registered")
+    _REGISTRY[name] = _Entry(factory, summary or (factory.__doc__ or "").split("\n")[0])
+
+
+def _load_builtins() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for module in _BUILTIN_MODULES:
+        try:
+            importlib.import_module(module)
+        except ImportError as err:  # an optional extra (e.g. torch) is missing
+            if err.name and err.name.startswith("playahead"):
+                raise
+
+
+def available_agents() -> dict[str, str]:
+    """Registered agent names with a one-line summary each."""
+    _load_builtins()
+    return {name: entry.summary for name, entry in sorted(_REGISTRY.items())}
+
+
+def _parse_value(text: str) -> Any:
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "none":
+        return None
+    for cast in (int, float):
+        try:
+            return cast(text.replace("_", "")) if cast is int else cast(text)
+        except ValueError:
+            pass
+    return text.strip()
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split a spec into a name and options.
+
+    ``"mcts:n_simulations=400"`` -> ``("mcts", {"n_simulations": 400})``; values read as
+    int, float, bool or None where they look like one.
+
+    Raises:
+        ValueError: the spec is empty or an option is not ``key=value``.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    options: dict[str, Any] = {}
+    if rest.strip():
+        for part in rest.split(","):
+            key, eq, value = part.partition("=")
+            if not eq or not key.strip():
+                raise ValueError(
+                    f"agent spec {spec!r}: option {part!r} is not key=value "
+                    "(example: 'mcts:n_simulations=400,c=1.4')"
+                )
+            options[key.strip()] = _parse_value(value)
+    return name.strip(), options
+
+
+def make_agent(spec: str | Agent, **overrides: Any) -> Agent:
+    """Build an agent from a spec string (an agent object is returned unchanged).
+
+    Args:
+        spec: e.g. ``"random"``, ``"mc:n_rollouts=50"``, ``"mcts:n_simulations=400"``.
+        **overrides: options that take precedence over the spec's (e.g. ``seed=3``).
+
+    Raises:
+        ValueError: unknown agent name or option; the message lists what is accepted.
+    """
+    if not isinstance(spec, str) and isinstance(spec, Agent):
+        return spec
+    name, options = parse_spec(spec)
+    options.update(overrides)
+    _load_builtins()
+    if name not in _REGISTRY:
+        raise ValueError(
+            f"unknown agent {name!r}; available: {', '.join(sorted(_REGISTRY))}"
+        )
+    factory = _REGISTRY[name].factory
+    params = inspect.signature(factory).parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        unknown = sorted(set(options) - set(params))
+        if unknown:
+            raise ValueError(
+                f"agent {name!r} has no option(s) {', '.join(map(repr, unknown))}; "
+                f"accepted: {', '.join(params) or '(none)'}"
+            )
+    agent = factory(**options)
+    if not getattr(agent, "spec", None):
+        try:
+            agent.spec = spec
+        except AttributeError:
+            pass
+    return agent

@@ -1,0 +1,54 @@
+"""The ``playahead`` command line.
+
+Each subcommand lives in its own module with a ``configure(parser)`` function that adds
+its arguments and sets ``func``; modules are imported only when listed here, and must
+keep heavy imports (numba kernels, torch) inside their ``run`` functions so that
+``playahead --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# subcommand -> (module with configure(parser), one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from playahead import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="playahead",
+        description="Look-ahead planners, RL baselines and head-to-head evaluation "
+        "for Threes!, 2048 and classic two-player games.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        sub_parser = sub.add_parser(name, help=help_text, description=help_text)
+        importlib.import_module(module).configure(sub_parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"playahead {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"playahead {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

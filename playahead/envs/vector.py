@@ -1,0 +1,231 @@
+"""Vectorized 2048 and Threes: all boards step in one compiled call.
+
+``gym.make_vec("2048-v0", num_envs=1024, vectorization_mode="vector_entry_point")``
+returns a :class:`Twenty48VectorEnv`. It follows Gymnasium's ``VectorEnv`` API with
+next-step autoreset (Gymnasium's default): the step after an episode ends resets that
+board, ignores its action and returns reward 0. Illegal moves are no-ops with reward 0.
+``infos`` holds ``score``, ``max_tile`` and ``action_mask`` (``bool[num_envs, 4]``,
+also returned by :meth:`action_masks`).
+
+All boards draw chance from the vector env's one generator, so a vector env is
+reproducible from its seed but does not replay the same games as separate envs.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from playahead.games import threes, twenty48
+from playahead.games._board64 import max_rank, unpack
+
+
+@nb.njit(cache=True)
+def _unpack_all(boards, out):
+    for i in range(boards.shape[0]):
+        out[i] = unpack(boards[i])
+
+
+@nb.njit(cache=True)
+def _twenty48_step(
+    boards, scores, done, actions, rng, moves, rewards, out_r, out_term, masks, top
+):
+    for i in range(boards.shape[0]):
+        if done[i]:
+            boards[i] = twenty48.new_game(rng)
+            scores[i] = 0
+            out_r[i] = 0.0
+        else:
+            after, r = twenty48.move(boards[i], actions[i], moves, rewards)
+            if r >= 0:
+                boards[i] = twenty48.spawn(after, rng)
+                scores[i] += r
+                out_r[i] = r
+            else:
+                out_r[i] = 0.0
+        masks[i] = twenty48.legal_mask(boards[i], moves, rewards)
+        done[i] = not masks[i].any()
+        out_term[i] = done[i]
+        top[i] = max_rank(boards[i])
+
+
+@nb.njit(cache=True)
+def _threes_step(
+    boards,
+    cards,
+    done,
+    actions,
+    rng,
+    moves,
+    rewards,
+    row_scores,
+    preview,
+    out_r,
+    out_term,
+    masks,
+    top,
+    scores,
+):
+    for i in range(boards.shape[0]):
+        if done[i]:
+            boards[i], cards[i] = threes.new_game(rng, preview)
+            out_r[i] = 0.0
+        else:
+            b, c, r = threes.turn(
+                boards[i], cards[i], actions[i], rng, moves, rewards, preview
+            )
+            boards[i], cards[i] = b, c
+            out_r[i] = max(r, 0)
+        masks[i] = threes.legal_mask(boards[i], moves, rewards)
+        done[i] = not masks[i].any()
+        out_term[i] = done[i]
+        top[i] = max_rank(boards[i])
+        scores[i] = threes.score(boards[i], row_scores)
+
+
+class _TileVectorEnv(VectorEnv):
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int, single_observation_space):
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        self.num_envs = int(num_envs)
+        self.single_action_space = spaces.Discrete(4)
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, 4))
+        self.single_observation_space = single_observation_space
+        self.observation_space = batch_space(single_observation_space, self.num_envs)
+        self._boards = np.zeros(self.num_envs, dtype=np.uint64)
+        self._done = np.ones(self.num_envs, dtype=np.bool_)
+        self._masks = np.zeros((self.num_envs, 4), dtype=np.bool_)
+        self._rewards = np.zeros(self.num_envs, dtype=np.float64)
+        self._terms = np.zeros(self.num_envs, dtype=np.bool_)
+        self._ranks = np.zeros((self.num_envs, 4, 4), dtype=np.uint8)
+        self._top = np.zeros(self.num_envs, dtype=np.int64)
+        self._scores = np.zeros(self.num_envs, dtype=np.int64)
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[num_envs, 4]`` legal moves of every board."""
+        return self._masks.copy()
+
+    def _check_actions(self, actions) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(
+                f"actions must be {self.num_envs} integers in 0..3, got shape {a.shape}"
+                f" and dtype {a.dtype}"
+            )
+        if a.size and (a.min() < 0 or a.max() > 3):
+            raise ValueError("actions must be in 0..3 (0 up, 1 right, 2 down, 3 left)")
+        return a.astype(np.int64)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self._done[:] = True
+        self._step_kernel(np.zeros(self.num_envs, dtype=np.int64))
+        return self._obs(), self._infos()
+
+    def step(self, actions):
+        self._step_kernel(self._check_actions(actions))
+        truncs = np.zeros(self.num_envs, dtype=np.bool_)
+        return (
+            self._obs(),
+            self._rewards.copy(),
+            self._terms.copy(),
+            truncs,
+            self._infos(),
+        )
+
+
+class Twenty48VectorEnv(_TileVectorEnv):
+    """``num_envs`` games of 2048 stepped together (see the module docstring)."""
+
+    def __init__(self, num_envs: int = 8, **kwargs):
+        super().__init__(num_envs, spaces.Box(0, 15, (4, 4), dtype=np.uint8))
+
+    def _step_kernel(self, actions):
+        _twenty48_step(
+            self._boards,
+            self._scores,
+            self._done,
+            actions,
+            self.np_random,
+            *twenty48.TABLES,
+            self._rewards,
+            self._terms,
+            self._masks,
+            self._top,
+        )
+
+    def _obs(self):
+        _unpack_all(self._boards, self._ranks)
+        return self._ranks.copy()
+
+    def _infos(self):
+        tiles = np.where(self._top > 0, np.left_shift(1, self._top), 0)
+        return {
+            "score": self._scores.copy(),
+            "max_tile": tiles,
+            "action_mask": self._masks.copy(),
+        }
+
+
+class ThreesVectorEnv(_TileVectorEnv):
+    """``num_envs`` games of Threes stepped together (see the module docstring)."""
+
+    def __init__(
+        self,
+        num_envs: int = 8,
+        bonus_preview: str = "window",
+        merge_6144: bool = True,
+        **kwargs,
+    ):
+        if bonus_preview not in threes.BONUS_PREVIEWS:
+            raise ValueError(
+                f"bonus_preview={bonus_preview!r} is not one of "
+                f"{sorted(threes.BONUS_PREVIEWS)}"
+            )
+        obs = spaces.Dict(
+            {
+                "board": spaces.Box(0, 15, (4, 4), dtype=np.uint8),
+                "next": spaces.Box(0, 15, (2,), dtype=np.uint8),
+                "deck": spaces.Box(0, 4, (3,), dtype=np.uint8),
+            }
+        )
+        super().__init__(num_envs, obs)
+        self._preview = threes.BONUS_PREVIEWS[bonus_preview]
+        self._tables = threes.tables(merge_6144)
+        self._cards = np.zeros(self.num_envs, dtype=np.int64)
+
+    def _step_kernel(self, actions):
+        _threes_step(
+            self._boards,
+            self._cards,
+            self._done,
+            actions,
+            self.np_random,
+            *self._tables,
+            self._preview,
+            self._rewards,
+            self._terms,
+            self._masks,
+            self._top,
+            self._scores,
+        )
+
+    def _obs(self):
+        _unpack_all(self._boards, self._ranks)
+        c = self._cards
+        nxt = np.stack([(c >> 9) & 15, c >> 13], axis=1).astype(np.uint8)
+        deck = np.stack([c & 7, (c >> 3) & 7, (c >> 6) & 7], axis=1).astype(np.uint8)
+        return {"board": self._ranks.copy(), "next": nxt, "deck": deck}
+
+    def _infos(self):
+        tiles = np.array(threes.card_values(), dtype=np.int64)[self._top]
+        return {
+            "score": self._scores.copy(),
+            "max_tile": tiles,
+            "action_mask": self._masks.copy(),
+        }
