@@ -35,7 +35,11 @@ test-nojit: $(VENV)/.test-installed
 test-slow: $(VENV)/.test-installed
 	$(PY) -m pytest -m slow
 
-bench: $(VENV)/.test-installed
+$(VENV)/.bench-installed: pyproject.toml constraints.txt | $(PY)
+	$(PIP) -e ".[test,bench]"
+	touch $@
+
+bench: $(VENV)/.bench-installed
 	$(PY) -m benchmarks
 
 lint: $(VENV)/.test-installed

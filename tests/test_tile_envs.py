@@ -251,3 +251,29 @@ def test_renders_text_and_picture(env_id):
 def test_version_and_public_api():
     assert playahead.__version__
     assert callable(playahead.make_agent)
+
+
+@pytest.mark.parametrize("env_id", TILE_IDS)
+def test_big_tiles_in_the_last_cell_step_fine(env_id):
+    # Boards whose top nibble is >= 8 do not fit in an int64; the env must cope.
+    if env_id == "2048-v0":
+        from playahead.games import twenty48
+
+        faces = [[2, 0, 0, 0], [0] * 4, [0] * 4, [0, 0, 4096, 2048]]
+        state = Twenty48State(int(twenty48.from_faces(faces)), 0, 0)
+    else:
+        faces = [[3, 0, 0, 0], [0] * 4, [0] * 4, [0, 0, 768, 1536]]
+        state = ThreesState(
+            int(threes.from_faces(faces)),
+            threes.pack_cards(4, 4, 3, 3, 3),
+            0,
+            "window",
+            True,
+        )
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    for action in (0, 3, 1, 2):
+        env.unwrapped.restore_state(state)
+        if env.unwrapped.action_masks()[action]:
+            env.step(action)
+            assert env.unwrapped.board.max() >= 1536

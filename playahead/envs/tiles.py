@@ -10,7 +10,7 @@ from gymnasium import spaces
 from playahead.envs.base import GameEnv
 from playahead.envs.render import ansi_grid, tile_grid_image
 from playahead.games import threes, twenty48
-from playahead.games._board64 import unpack
+from playahead.games._board64 import MASKS, legal_bits, max_rank, unpack
 
 _U64_MAX = (1 << 64) - 1
 
@@ -54,7 +54,7 @@ class _TileEnv(GameEnv):
         super().__init__(illegal_action=illegal_action, render_mode=render_mode)
         self.action_space = spaces.Discrete(4)
         self._board = np.uint64(0)
-        self._mask = np.zeros(4, dtype=bool)
+        self._bits = 0  # legal moves as bits (see _board64.legal_bits)
         self._moves = 0
 
     @property
@@ -63,10 +63,10 @@ class _TileEnv(GameEnv):
         return self._to_faces(self._board)
 
     def _legal_mask(self) -> np.ndarray:
-        return self._mask
+        return MASKS[self._bits]
 
     def _is_over(self) -> bool:
-        return not self._mask.any()
+        return self._bits == 0
 
     def _ranks(self) -> np.ndarray:
         return unpack(self._board)
@@ -132,7 +132,7 @@ class Twenty48Env(_TileEnv):
 
     def _set(self, board) -> None:
         self._board = np.uint64(board)
-        self._mask = twenty48.legal_mask(self._board, *twenty48.TABLES)
+        self._bits = legal_bits(self._board, *twenty48.TABLES)
 
     def _reset_state(self, options) -> None:
         self._score = 0
@@ -140,9 +140,11 @@ class Twenty48Env(_TileEnv):
         self._set(twenty48.new_game(self.np_random))
 
     def _apply(self, action: int) -> float:
-        after, reward = twenty48.move(self._board, action, *twenty48.TABLES)
-        self._set(twenty48.spawn(after, self.np_random))
-        self._score += int(reward)
+        board, reward, self._bits = twenty48.step_with(
+            self._board, action, self.np_random.random(), *twenty48.TABLES
+        )
+        self._board = np.uint64(board)
+        self._score += reward
         self._moves += 1
         return reward
 
@@ -152,7 +154,7 @@ class Twenty48Env(_TileEnv):
     def _info_extra(self) -> dict:
         return {
             "score": self._score,
-            "max_tile": twenty48.max_tile(self._board),
+            "max_tile": 1 << max_rank(self._board) if self._board else 0,
             "moves": self._moves,
         }
 
@@ -306,7 +308,8 @@ class ThreesEnv(_TileEnv):
     def _set(self, board, cards) -> None:
         self._board = np.uint64(board)
         self._cards = int(cards)
-        self._mask = threes.legal_mask(self._board, self._tables[0], self._tables[1])
+        mask = threes.legal_mask(self._board, self._tables[0], self._tables[1])
+        self._bits = int(mask @ (1 << np.arange(4)))
 
     def _reset_state(self, options) -> None:
         self._moves = 0
@@ -347,7 +350,7 @@ class ThreesEnv(_TileEnv):
     def _info_extra(self) -> dict:
         return {
             "score": int(threes.score(self._board, self._tables[2])),
-            "max_tile": threes.max_card(self._board),
+            "max_tile": threes.CARD_VALUES[max_rank(self._board)],
             "moves": self._moves,
             "next_card": self.next_card,
         }

@@ -157,6 +157,21 @@ def move_rows(board, action, moves, rewards):
 
 
 @nb.njit(cache=True)
+def legal_bits(board, moves, rewards):
+    """Bit ``a`` set when action ``a`` moves some line."""
+    bits = 0
+    for a in range(4):
+        _, moved, _ = move_rows(board, a, moves, rewards)
+        if moved != 0:
+            bits |= 1 << a
+    return bits
+
+
+#: ``MASKS[bits]`` is the bool[4] mask of a :func:`legal_bits` value.
+MASKS = np.array([[(b >> a) & 1 == 1 for a in range(4)] for b in range(16)], dtype=bool)
+
+
+@nb.njit(cache=True)
 def rows_sum(board, table):
     """Sum of a per-row table over the four rows (e.g. a score table)."""
     total = np.int64(0)

@@ -37,6 +37,7 @@ from playahead.games._board64 import (
     ACTION_NAMES,
     build_row_tables,
     count_empty,
+    legal_bits,
     max_rank,
     move_rows,
     nth_empty,
@@ -51,6 +52,7 @@ __all__ = [
     "BONUS_PROBABILITY",
     "card_values",
     "draw_next",
+    "draw_next_with",
     "faces_to_ranks",
     "insert_card",
     "is_over",
@@ -63,7 +65,10 @@ __all__ = [
     "ranks_to_faces",
     "score",
     "slide",
+    "step_with",
     "tables",
+    "turn",
+    "turn_with",
     "unpack",
     "unpack_cards",
 ]
@@ -161,12 +166,12 @@ def unpack_cards(cards):
 
 
 @nb.njit(cache=True)
-def _draw_basic(ones, twos, threes, rng):
-    """Draw one basic card; returns (rank, ones, twos, threes) after the draw."""
+def _draw_basic(ones, twos, threes, u):
+    """Draw a basic card with uniform ``u``: (rank, ones, twos, threes) after it."""
     total = ones + twos + threes
     if total == 0:
         ones, twos, threes, total = 4, 4, 4, 12
-    k = min(int(rng.random() * total), total - 1)
+    k = min(int(u * total), total - 1)
     if k < ones:
         return 1, ones - 1, twos, threes
     if k < ones + twos:
@@ -175,20 +180,27 @@ def _draw_basic(ones, twos, threes, rng):
 
 
 @nb.njit(cache=True)
-def draw_next(board, cards, rng, bonus_preview):
-    """Cards word with the next preview drawn (deck card or bonus window)."""
+def draw_next_with(board, cards, u_bonus, u_pick, bonus_preview):
+    """Cards word with the next preview drawn: ``u_bonus`` decides bonus or not,
+    ``u_pick`` picks the bonus window or the deck card."""
     ones, twos, threes, _, _ = unpack_cards(cards)
     top = max_rank(board)
-    if top >= BONUS_ELIGIBLE_RANK and rng.random() < BONUS_PROBABILITY:
+    if top >= BONUS_ELIGIBLE_RANK and u_bonus < BONUS_PROBABILITY:
         hi = top - 3
         n = hi - BONUS_MIN_RANK + 1
         lo = BONUS_MIN_RANK
         if bonus_preview == WINDOW and n > 3:
-            lo = BONUS_MIN_RANK + min(int(rng.random() * (n - 2)), n - 3)
+            lo = BONUS_MIN_RANK + min(int(u_pick * (n - 2)), n - 3)
             hi = lo + 2
         return pack_cards(ones, twos, threes, lo, hi)
-    rank, ones, twos, threes = _draw_basic(ones, twos, threes, rng)
+    rank, ones, twos, threes = _draw_basic(ones, twos, threes, u_pick)
     return pack_cards(ones, twos, threes, rank, rank)
+
+
+@nb.njit(cache=True)
+def draw_next(board, cards, rng, bonus_preview):
+    """Cards word with the next preview drawn (deck card or bonus window)."""
+    return draw_next_with(board, cards, rng.random(), rng.random(), bonus_preview)
 
 
 @nb.njit(cache=True)
@@ -198,12 +210,12 @@ def move(board, action, moves, rewards):
 
 
 @nb.njit(cache=True)
-def insert_card(after, action, moved_lines, rank, rng):
-    """Put ``rank`` at the far end of a uniformly chosen moved line."""
+def insert_card(after, action, moved_lines, rank, u):
+    """Put ``rank`` at the far end of the moved line picked by uniform ``u``."""
     n = 0
     for i in range(4):
         n += (moved_lines >> i) & 1
-    k = min(int(rng.random() * n), n - 1)
+    k = min(int(u * n), n - 1)
     line = 0
     for i in range(4):
         if (moved_lines >> i) & 1:
@@ -223,10 +235,12 @@ def insert_card(after, action, moved_lines, rank, rng):
 
 
 @nb.njit(cache=True)
-def turn(board, cards, action, rng, moves, rewards, bonus_preview):
-    """One full turn: (board, cards, reward); reward -1 with nothing changed if illegal.
+def turn_with(board, cards, action, u1, u2, u3, u4, moves, rewards, bonus_preview):
+    """One full turn with four uniform draws: (board, cards, reward); reward -1 with
+    nothing changed if the move is illegal.
 
-    A move that makes a 12288 ends the game at once: no card enters.
+    ``u1`` resolves a bonus window, ``u2`` picks the moved line, ``u3``/``u4`` draw the
+    next preview. A move that makes a 12288 ends the game at once: no card enters.
     """
     after, moved_lines, reward = move_rows(board, action, moves, rewards)
     if moved_lines == 0:
@@ -234,11 +248,39 @@ def turn(board, cards, action, rng, moves, rewards, bonus_preview):
     if max_rank(after) == RANK_12288:
         return after, cards, reward
     _, _, _, lo, hi = unpack_cards(cards)
-    rank = lo
-    if hi > lo:
-        rank = lo + min(int(rng.random() * (hi - lo + 1)), hi - lo)
-    after = insert_card(after, action, moved_lines, rank, rng)
-    return after, draw_next(after, cards, rng, bonus_preview), reward + card_score(rank)
+    rank = lo + min(int(u1 * (hi - lo + 1)), hi - lo)
+    after = insert_card(after, action, moved_lines, rank, u2)
+    cards = draw_next_with(after, cards, u3, u4, bonus_preview)
+    return after, cards, reward + card_score(rank)
+
+
+@nb.njit(cache=True)
+def turn(board, cards, action, rng, moves, rewards, bonus_preview):
+    """:func:`turn_with` drawing from ``rng``."""
+    return turn_with(
+        board,
+        cards,
+        action,
+        rng.random(),
+        rng.random(),
+        rng.random(),
+        rng.random(),
+        moves,
+        rewards,
+        bonus_preview,
+    )
+
+
+@nb.njit(cache=True)
+def step_with(board, cards, action, u1, u2, u3, u4, moves, rewards, bonus_preview):
+    """:func:`turn_with` plus the legal moves afterwards: (board, cards, reward,
+    legal_bits), where a 12288 on the board leaves no legal move."""
+    board, cards, reward = turn_with(
+        board, cards, action, u1, u2, u3, u4, moves, rewards, bonus_preview
+    )
+    if max_rank(board) == RANK_12288:
+        return board, cards, reward, 0
+    return board, cards, reward, legal_bits(board, moves, rewards)
 
 
 @nb.njit(cache=True)
@@ -271,7 +313,7 @@ def new_game(rng, bonus_preview):
     board = np.uint64(0)
     ones, twos, threes = 4, 4, 4
     for _ in range(9):
-        rank, ones, twos, threes = _draw_basic(ones, twos, threes, rng)
+        rank, ones, twos, threes = _draw_basic(ones, twos, threes, rng.random())
         n = count_empty(board)
         cell = nth_empty(board, min(int(rng.random() * n), n - 1))
         board = set_cell(board, cell, rank)
@@ -308,9 +350,13 @@ def random_rollout(board, cards, rng, max_moves, moves, rewards, bonus_preview):
 # ------------------------------------------------------------------ face values
 
 
+#: Face values by rank: (0, 1, 2, 3, 6, ..., 12288).
+CARD_VALUES = (0, 1, 2) + tuple(3 << (r - 3) for r in range(3, 16))
+
+
 def card_values() -> list[int]:
     """Face values by rank: [0, 1, 2, 3, 6, ..., 12288]."""
-    return [0, 1, 2] + [3 << (r - 3) for r in range(3, 16)]
+    return list(CARD_VALUES)
 
 
 def faces_to_ranks(board) -> np.ndarray:

@@ -30,6 +30,7 @@ from playahead.games._board64 import (
     ACTION_NAMES,
     build_row_tables,
     count_empty,
+    legal_bits,
     max_rank,
     move_rows,
     nth_empty,
@@ -103,13 +104,37 @@ def move(board, action, moves, rewards):
 
 
 @nb.njit(cache=True)
+def spawn_with(board, u):
+    """Board with a new tile chosen by one uniform draw ``u`` in [0, 1).
+
+    The whole part of ``u * n_empty`` picks the cell, the fraction the value (a 4 when
+    it is below 0.1): one draw gives both, independent and uniform.
+    """
+    n = count_empty(board)
+    x = u * n
+    k = min(int(x), n - 1)
+    rank = 2 if x - k < P_FOUR else 1
+    return set_cell(board, nth_empty(board, k), rank)
+
+
+@nb.njit(cache=True)
 def spawn(board, rng):
     """Board with a 2 (p=0.9) or 4 (p=0.1) on a uniform empty cell (board not full)."""
-    n = count_empty(board)
-    u = rng.random() * n  # one draw: the whole part picks the cell, the rest the value
-    k = min(int(u), n - 1)
-    rank = 2 if u - k < P_FOUR else 1
-    return set_cell(board, nth_empty(board, k), rank)
+    return spawn_with(board, rng.random())
+
+
+@nb.njit(cache=True)
+def step_with(board, action, u, moves, rewards):
+    """Move, spawn with draw ``u``, and find the legal moves, in one call.
+
+    Returns ``(board, reward, legal_bits)``; an illegal move returns the same board and
+    reward -1.
+    """
+    after, reward = move(board, action, moves, rewards)
+    if reward < 0:
+        return board, reward, legal_bits(board, moves, rewards)
+    after = spawn_with(after, u)
+    return after, reward, legal_bits(after, moves, rewards)
 
 
 @nb.njit(cache=True)

@@ -1,0 +1,1 @@
+"""playahead's benchmarks: ``python -m benchmarks`` (``make bench``) runs them."""

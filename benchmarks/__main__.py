@@ -1,0 +1,26 @@
+"""Run every ``benchmarks/bench_*.py`` module's ``main()`` and print its report."""
+
+import importlib
+import pkgutil
+import sys
+from pathlib import Path
+
+import benchmarks
+
+
+def run(names: list[str]) -> None:
+    found = sorted(
+        m.name
+        for m in pkgutil.iter_modules([Path(benchmarks.__file__).parent])
+        if m.name.startswith("bench_")
+    )
+    for name in found:
+        if names and name.removeprefix("bench_") not in names and name not in names:
+            continue
+        report = importlib.import_module(f"benchmarks.{name}").main()
+        if report is not None:
+            report.print()
+
+
+if __name__ == "__main__":
+    run(sys.argv[1:])

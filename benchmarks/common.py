@@ -1,0 +1,64 @@
+"""Shared helpers: timing and a report of rates next to same-run baselines."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+
+
+def timed(fn: Callable[[], object]) -> tuple[object, float]:
+    """(fn's result, seconds it took)."""
+    start = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - start
+
+
+@dataclasses.dataclass
+class Row:
+    game: str
+    what: str
+    value: float
+    baseline: str | None
+    baseline_value: float | None
+    target: float | None
+
+
+@dataclasses.dataclass
+class Report:
+    """Rows of ``what: value`` with the ratio to a baseline measured in the same run."""
+
+    title: str
+    rows: list[Row] = dataclasses.field(default_factory=list)
+
+    def add(self, game, what, value, baseline=None, baseline_value=None, target=None):
+        self.rows.append(Row(game, what, value, baseline, baseline_value, target))
+
+    def print(self) -> None:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"playahead benchmarks: {self.title}")
+        for col in ("game", "measure", "ours", "baseline", "theirs", "ratio", "target"):
+            table.add_column(
+                col, justify="right" if col in ("ours", "theirs", "ratio") else "left"
+            )
+        for r in self.rows:
+            if r.baseline and r.baseline_value is None:
+                theirs, ratio = "not installed", ""
+            elif r.baseline_value:
+                theirs = f"{r.baseline_value:,.0f}"
+                ratio = f"{r.value / r.baseline_value:,.1f}x"
+            else:
+                theirs, ratio = "", ""
+            target = f">= {r.target:g}x" if r.target else ""
+            table.add_row(
+                r.game,
+                r.what,
+                f"{r.value:,.0f}",
+                r.baseline or "",
+                theirs,
+                ratio,
+                target,
+            )
+        Console(width=140).print(table)
