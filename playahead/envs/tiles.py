@@ -37,12 +37,10 @@ class ThreesState:
 
 
 def _check_board(state, name: str) -> np.uint64:
-    if (
-        not isinstance(state.board, int | np.integer)
-        or not 0 <= state.board <= _U64_MAX
-    ):
-        raise ValueError(f"{name}.board must be a packed uint64, got {state.board!r}")
-    return np.uint64(state.board)
+    board = state.board
+    if not isinstance(board, int | np.integer) or not 0 <= int(board) <= _U64_MAX:
+        raise ValueError(f"{name}.board must be a packed uint64, got {board!r}")
+    return np.uint64(board)
 
 
 class _TileEnv(GameEnv):
@@ -308,39 +306,48 @@ class ThreesEnv(_TileEnv):
     def _set(self, board, cards) -> None:
         self._board = np.uint64(board)
         self._cards = int(cards)
-        mask = threes.legal_mask(self._board, self._tables[0], self._tables[1])
-        self._bits = int(mask @ (1 << np.arange(4)))
+        if max_rank(self._board) == threes.RANK_12288:
+            self._bits = 0
+        else:
+            self._bits = legal_bits(self._board, self._tables[0], self._tables[1])
 
     def _reset_state(self, options) -> None:
         self._moves = 0
         self._set(*threes.new_game(self.np_random, self._preview_model))
 
     def _apply(self, action: int) -> float:
-        moves, rewards, _ = self._tables
-        board, cards, reward = threes.turn(
+        u1, u2, u3, u4 = self.np_random.random(4).tolist()
+        board, self._cards, reward, self._bits = threes.step_with(
             self._board,
             self._cards,
             action,
-            self.np_random,
-            moves,
-            rewards,
+            u1,
+            u2,
+            u3,
+            u4,
+            self._tables[0],
+            self._tables[1],
             self._preview_model,
         )
-        self._set(board, cards)
+        self._board = np.uint64(board)
         self._moves += 1
         return reward
+
+    def _card_fields(self) -> tuple[int, int, int, int, int]:
+        """(ones, twos, threes left, preview lo, preview hi) of the cards word."""
+        c = self._cards
+        return c & 7, (c >> 3) & 7, (c >> 6) & 7, (c >> 9) & 15, c >> 13
 
     @property
     def next_card(self) -> int | tuple[int, ...]:
         """The preview: a card value, or the tuple of a bonus card's candidates."""
-        _, _, _, lo, hi = threes.unpack_cards(self._cards)
-        values = threes.card_values()
+        *_, lo, hi = self._card_fields()
         if lo == hi and lo <= 3:
-            return values[lo]
-        return tuple(values[r] for r in range(lo, hi + 1))
+            return lo
+        return threes.CARD_VALUES[lo : hi + 1]
 
     def _observation(self) -> dict:
-        ones, twos, threes_left, lo, hi = threes.unpack_cards(self._cards)
+        ones, twos, threes_left, lo, hi = self._card_fields()
         return {
             "board": self._ranks(),
             "next": np.array([lo, hi], dtype=np.uint8),
