@@ -16,6 +16,10 @@ ENV_IDS: dict[str, tuple[str, str | None]] = {
         "playahead.envs.tiles:Twenty48Env",
         "playahead.envs.vector:Twenty48VectorEnv",
     ),
+    "TicTacToe-v0": ("playahead.envs.tictactoe:TicTacToeEnv", None),
+    "ConnectFour-v0": ("playahead.envs.connect_four:ConnectFourEnv", None),
+    "Nim-v0": ("playahead.envs.nim:NimEnv", None),
+    "Chips-v0": ("playahead.envs.nim:ChipsEnv", None),
 }
 
 NAMESPACE = "playahead"

@@ -20,6 +20,10 @@ API (every function is a numba kernel, callable from Python and from compiled co
 * ``winner(state) -> int``: 0 or 1, or -1 while nobody has four (ongoing or draw).
 * ``is_terminal(state) -> bool``: four in a row or a full board.
 * ``result(state) -> int``: +1 if player 0 won, -1 if player 1 won, else 0.
+* ``status(state) -> (player, winner, terminal, legal_mask)``: the four above in one
+  call (one dispatch from Python instead of four; the env shell uses it).
+* ``observe(state, player) -> int8[2, 6, 7]``: planes (row 0 on top) of ``player``'s
+  own discs and of the other player's.
 * ``random_playout(state, rng) -> int``: uniformly random legal moves to the end with
   ``rng: np.random.Generator``; the winner or -1 for a draw.
 * ``random_playouts(state, n_playouts, rng) -> int64[3]``: counts of ``winner + 1``.
@@ -110,6 +114,29 @@ def legal_mask(state) -> np.ndarray:
         for c in range(COLS):
             mask[c] = (filled & TOP[c]) == 0
     return mask
+
+
+@numba.njit(cache=True)
+def status(state):
+    """(player, winner, terminal, legal mask): ``empty -> (0, -1, False, 7 x True)``."""
+    w = winner(state)
+    filled = state[0] | state[1]
+    return current_player(state), w, w >= 0 or filled == FULL, legal_mask(state)
+
+
+@numba.njit(cache=True)
+def observe(state, player: int) -> np.ndarray:
+    """Own discs, then the other's: ``(1, 0), player 1 -> [1, 5, 0] == 1``."""
+    planes = np.zeros((2, ROWS, COLS), dtype=np.int8)
+    own, other = (state[0], state[1]) if player == 0 else (state[1], state[0])
+    for c in range(COLS):
+        for r in range(ROWS):
+            bit = np.int64(1) << (_STRIDE * c + r)
+            if own & bit:
+                planes[0, ROWS - 1 - r, c] = 1
+            elif other & bit:
+                planes[1, ROWS - 1 - r, c] = 1
+    return planes
 
 
 @numba.njit(cache=True)

@@ -16,7 +16,7 @@ left, player to move (0 moves first), the most the mover may take before the pil
 it (``k`` in Nim; the first-move cap, then twice the last take in Chips), chips taken so
 far by each player, and the rule code (:data:`NIM`, :data:`MISERE`, :data:`LAST_CHIP`,
 :data:`EVEN_TOTAL`). Action ``a`` means "take ``a + 1``". The number of actions is
-``k`` for Nim and ``n - 1`` for Chips (the largest take any Chips position allows).
+``k`` for Nim and ``n - 1`` for Chips (no take can be larger under either rule).
 There are no draws.
 
 API (the state constructors check their inputs; the rest are numba kernels, callable
@@ -28,6 +28,7 @@ from Python and from compiled code):
 * ``apply(state, action) -> state``: the action is not checked.
 * ``winner(state) -> int``: 0 or 1 once the pile is empty, else -1.
 * ``is_terminal(state) -> bool``; ``result(state) -> int``: +1 / -1 / 0 for player 0.
+* ``status(state) -> (player, winner, terminal, legal_mask)`` in one call.
 * ``random_playout(state, rng) -> int``: the winner after uniformly random legal takes
   drawn from ``rng: np.random.Generator``.
 * ``random_playouts(state, n_playouts, rng) -> int64[3]``: counts of ``winner + 1``
@@ -147,6 +148,12 @@ def result(state) -> int:
     """+1 / -1 / 0 from player 0's side: ``player 1 took the last stick -> -1``."""
     w = winner(state)
     return 0 if w < 0 else 1 - 2 * w
+
+
+@numba.njit(cache=True)
+def status(state):
+    """(player, winner, terminal, mask): ``Nim 21/3 -> (0, -1, False, [T, T, T])``."""
+    return state[PLAYER], winner(state), state[PILE] == 0, legal_mask(state)
 
 
 @numba.njit(cache=True)

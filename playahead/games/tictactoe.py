@@ -17,6 +17,10 @@ API (every function is a numba kernel, callable from Python and from compiled co
 * ``winner(board) -> int``: 0 or 1, or -1 while nobody has a line (ongoing or draw).
 * ``is_terminal(board) -> bool``: a line is complete or the board is full.
 * ``result(board) -> int``: +1 if player 0 won, -1 if player 1 won, else 0.
+* ``status(board) -> (player, winner, terminal, legal_mask)``: the four above in one
+  call (one dispatch from Python instead of four; the env shell uses it).
+* ``observe(board, player) -> int8[2, n, n]``: planes of ``player``'s own marks and of
+  the other player's.
 * ``random_playout(board, rng) -> int``: play uniformly random legal moves to the end
   with ``rng: np.random.Generator``; returns the winner (0, 1) or -1 for a draw.
 * ``random_playouts(board, n_playouts, rng) -> int64[3]``: that many playouts, counted
@@ -98,6 +102,28 @@ def legal_mask(board: np.ndarray) -> np.ndarray:
     if winner(board) >= 0:
         return np.zeros(board.size, dtype=np.bool_)
     return board.reshape(board.size) == EMPTY
+
+
+@numba.njit(cache=True)
+def status(board: np.ndarray):
+    """(player, winner, terminal, legal mask): ``empty -> (0, -1, False, 9 x True)``."""
+    stones = np.count_nonzero(board)
+    w = winner(board)
+    if w >= 0:
+        return stones % 2, w, True, np.zeros(board.size, dtype=np.bool_)
+    return stones % 2, w, stones == board.size, board.reshape(board.size) == EMPTY
+
+
+@numba.njit(cache=True)
+def observe(board: np.ndarray, player: int) -> np.ndarray:
+    """Own marks, then the other's: ``X centre, player 1 -> [0, 1, 1] == 1``."""
+    n = board.shape[0]
+    planes = np.zeros((2, n, n), dtype=np.int8)
+    for r in range(n):
+        for c in range(n):
+            if board[r, c] != EMPTY:
+                planes[0 if board[r, c] == player + 1 else 1, r, c] = 1
+    return planes
 
 
 @numba.njit(cache=True)
