@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --disable-pip-version-check -q -c constraints.txt
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: demo test test-slow test-nojit bench lint clean
+.PHONY: demo test test-slow test-nojit bench lint clean media
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ $(VENV)/.bench-installed: pyproject.toml constraints.txt | $(PY)
 
 bench: $(VENV)/.bench-installed
 	$(PY) -m benchmarks
+
+# The README's animated game and web-page screenshot.
+media: $(VENV)/.test-installed
+	$(PY) -m playahead media --out docs
 
 lint: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check playahead tests benchmarks

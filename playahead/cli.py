@@ -13,7 +13,12 @@ import importlib
 import sys
 
 # subcommand -> (module with configure(parser), one-line help)
-COMMANDS: dict[str, tuple[str, str]] = {}
+COMMANDS: dict[str, tuple[str, str]] = {
+    "watch": ("playahead.watch", "watch an agent play a game in the terminal"),
+    "play": ("playahead.play", "play a game in the terminal, with hints and autoplay"),
+    "serve": ("playahead.serve", "play in the browser: a local web page with hints"),
+    "media": ("playahead.media", "write the README's GIF and screenshot"),
+}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -148,6 +148,13 @@ class GameEnv(gym.Env, metaclass=abc.ABCMeta):
             self.render()
         return self._observation(), reward, terminated, False, self._info()
 
+    def close(self) -> None:
+        """Close the window of ``render_mode="human"``, if one is open."""
+        from playahead.envs.human import close_human
+
+        close_human(self)
+        super().close()
+
     # ----------------------------------------------------------------- clone/restore
     @abc.abstractmethod
     def clone_state(self):

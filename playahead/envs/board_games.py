@@ -41,6 +41,7 @@ import numpy as np
 
 from playahead.agents import make_agent, parse_spec
 from playahead.envs.base import GameEnv
+from playahead.envs.human import render_human
 
 PLAYER_RGB = ((214, 39, 40), (31, 119, 180))  # red, blue
 _ANSI = {"red": "31", "blue": "34", "yellow": "33", "dim": "2", "bold": "1"}
@@ -82,7 +83,7 @@ class TwoPlayerEnv(GameEnv):
 
     num_players = 2
     rules: ModuleType
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
 
     def __init__(
         self,
@@ -304,6 +305,8 @@ class TwoPlayerEnv(GameEnv):
             return self._render_ansi()
         if self.render_mode == "rgb_array":
             return self._render_rgb()
+        if self.render_mode == "human":
+            return render_human(self)
         gym.logger.warn(
             f"{self.game_name}: render() needs render_mode='ansi' or 'rgb_array' at "
             "construction"

@@ -50,6 +50,7 @@ def tile_grid_image(
     cell: int = 64,
     margin: int = 8,
     footer: str = "",
+    footer_ink=(255, 255, 255),
 ) -> np.ndarray:
     """uint8[H, W, 3] picture of a grid of labelled tiles (an optional footer line)."""
     rows, cols = len(labels), len(labels[0])
@@ -69,7 +70,7 @@ def tile_grid_image(
                 draw_text(img, text, x + cell // 2, y + cell // 2, size, inks[r][c])
     if footer:
         draw_text(
-            img, footer, w // 2, h - foot // 2 - margin // 2, foot // 2, (255,) * 3
+            img, footer, w // 2, h - foot // 2 - margin // 2, foot // 2, footer_ink
         )
     return img
 

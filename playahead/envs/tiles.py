@@ -8,6 +8,7 @@ import numpy as np
 from gymnasium import spaces
 
 from playahead.envs.base import GameEnv
+from playahead.envs.human import render_human
 from playahead.envs.render import ansi_grid, tile_grid_image
 from playahead.games import threes, twenty48
 from playahead.games._board64 import MASKS, legal_bits, max_rank, unpack
@@ -46,7 +47,7 @@ def _check_board(state, name: str) -> np.uint64:
 class _TileEnv(GameEnv):
     """What 2048 and Threes share: 4 actions, a packed board, masks from the kernels."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
 
     def __init__(self, illegal_action: str = "noop", render_mode: str | None = None):
         super().__init__(illegal_action=illegal_action, render_mode=render_mode)
@@ -74,6 +75,8 @@ class _TileEnv(GameEnv):
             return self._ansi()
         if self.render_mode == "rgb_array":
             return self._rgb()
+        if self.render_mode == "human":
+            return render_human(self)
         return None
 
 
@@ -108,7 +111,8 @@ class Twenty48Env(_TileEnv):
     ## Arguments
     * ``illegal_action``: ``"noop"`` (default), ``"raise"`` or ``"end"`` (see
       :mod:`playahead.envs.base`).
-    * ``render_mode``: ``"ansi"`` or ``"rgb_array"``.
+    * ``render_mode``: ``"ansi"``, ``"rgb_array"`` or ``"human"`` (a window, or the
+      ansi board printed when there is no display).
 
     ``info``: ``score``, ``max_tile``, ``moves``, ``action_mask``.
 
@@ -257,7 +261,8 @@ class ThreesEnv(_TileEnv):
     * ``merge_6144``: True (default: 6144 + 6144 -> 12288 ends the game); False for
       the variant where 6144s never merge (Yeh et al. 2016).
     * ``illegal_action``: ``"noop"`` (default), ``"raise"`` or ``"end"``.
-    * ``render_mode``: ``"ansi"`` or ``"rgb_array"``.
+    * ``render_mode``: ``"ansi"``, ``"rgb_array"`` or ``"human"`` (a window, or the
+      ansi board printed when there is no display).
 
     ``info``: ``score``, ``max_tile``, ``moves``, ``action_mask``, and ``next_card``
     (an int for a basic card, a tuple of candidate values for a bonus card).
@@ -432,7 +437,12 @@ class ThreesEnv(_TileEnv):
         inks = [[self._style(int(r))[1] for r in row] for row in ranks]
         footer = self._next_label()
         return tile_grid_image(
-            self._labels(), fills, inks, background=(250, 250, 250), footer=footer
+            self._labels(),
+            fills,
+            inks,
+            background=(250, 250, 250),
+            footer=footer,
+            footer_ink=(60, 60, 60),
         )
 
 

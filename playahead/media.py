@@ -1,0 +1,223 @@
+"""``playahead media``: the README's pictures.
+
+* ``threes.gif``: a game of Threes playing itself, one frame per move (or per
+  ``every`` moves) from the env's ``rgb_array`` renderer, written with Pillow.
+* ``serve.png``: a screenshot of the ``playahead serve`` page after a few moves and a
+  hint, taken with headless Chromium through Playwright (``pip install playwright``;
+  a Chromium binary such as Debian's ``/usr/bin/chromium``; ``playwright install`` is
+  not needed).
+
+Same seed, same GIF: the game and the agent are seeded from ``--seed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: Chromium flags for headless runs in containers and CI.
+CHROMIUM_ARGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+CHROMIUM = "/usr/bin/chromium"
+_CHANGED = "b => document.querySelector('#board').dataset.board !== b"
+_MOVES = (
+    "n => (document.querySelector('#autoplay').ariaPressed === 'false') || "
+    "Number((/moves (\\d+)/.exec(document.querySelector('#status').innerText) "
+    "|| [0, 0])[1]) >= n"
+)
+
+
+def game_frames(
+    game: str = "threes",
+    agent: str = "expectimax",
+    *,
+    seed: int = 0,
+    n_frames: int = 60,
+    every: int = 1,
+    rules: dict[str, Any] | None = None,
+) -> list[np.ndarray]:
+    """Frames of a game played by ``agent`` (every side of two-player games).
+
+    Args:
+        game: a name from :data:`playahead.play.GAMES`.
+        agent: agent spec.
+        seed: seeds the game and the agent.
+        n_frames: at most this many frames (the first is the starting position).
+        every: moves between frames.
+        rules: the game's rule options.
+
+    Returns:
+        ``uint8[H, W, 3]`` frames from the env's ``rgb_array`` renderer; fewer than
+        ``n_frames`` if the game ends first (the last frame is then the end).
+
+    Raises:
+        ValueError: unknown game or agent, ``n_frames < 1`` or ``every < 1``.
+    """
+    from playahead.play import agent_seeds, build_agent, make_env
+
+    if n_frames < 1 or every < 1:
+        raise ValueError(f"n_frames and every must be >= 1, got {n_frames}, {every}")
+    env = make_env(game, render_mode="rgb_array", **(rules or {}))
+    env_seed, agent_seed = agent_seeds(seed, 2)
+    player = build_agent(agent, agent_seed)
+    env.reset(seed=env_seed)
+    frames = [env.render()]
+    while len(frames) < n_frames and env.action_masks().any():
+        for _ in range(every):
+            if not env.action_masks().any():
+                break
+            env.step(player.act(env))
+        frames.append(env.render())
+    return frames
+
+
+def save_gif(
+    frames: Sequence[np.ndarray], path: str | Path, fps: float = 5, hold: float = 2.0
+) -> Path:
+    """Write ``frames`` (``uint8[H, W, 3]`` each) as a looping GIF.
+
+    Args:
+        frames: the pictures, all the same size.
+        path: the output file.
+        fps: frames per second.
+        hold: seconds the last frame stays before the loop restarts.
+    """
+    from PIL import Image
+
+    if not frames:
+        raise ValueError("no frames to write")
+    if fps <= 0:
+        raise ValueError(f"fps must be > 0, got {fps}")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    images = [Image.fromarray(np.asarray(f, dtype=np.uint8)) for f in frames]
+    step = round(1000 / fps)
+    durations = [step] * (len(images) - 1) + [max(step, round(1000 * hold))]
+    images[0].save(
+        path,
+        save_all=True,
+        append_images=images[1:],
+        duration=durations,
+        loop=0,
+        optimize=True,
+    )
+    return path
+
+
+def serve_screenshot(
+    path: str | Path,
+    *,
+    game: str = "threes",
+    seed: int = 3,
+    keys: Sequence[str] = ("ArrowLeft", "ArrowUp"),
+    autoplay_moves: int = 0,
+    hint: bool = True,
+    chromium: str = CHROMIUM,
+    size: tuple[int, int] = (1100, 680),
+) -> Path:
+    """A PNG of the ``playahead serve`` page after ``keys``, ``autoplay_moves``
+    moves of autoplay, and a hint.
+
+    Starts the server on a free loopback port for the duration of the call.
+
+    Raises:
+        ValueError: Playwright is not installed or ``chromium`` does not exist.
+    """
+    try:
+        from playwright.sync_api import TimeoutError as PageTimeout
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        raise ValueError(
+            "the screenshot needs Playwright: pip install playwright (and a Chromium, "
+            "e.g. apt-get install -y chromium)"
+        ) from None
+    if not Path(chromium).exists():
+        raise ValueError(f"no Chromium at {chromium}; apt-get install -y chromium")
+    from playahead.serve.app import start_in_thread
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    server, url = start_in_thread()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=chromium, args=list(CHROMIUM_ARGS)
+            )
+            try:
+                page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+                page.goto(f"{url}?game={game}&seed={seed}")
+                page.wait_for_selector("#board > *")
+                for key in keys:  # a key that does not move just times out
+                    before = page.get_attribute("#board", "data-board")
+                    page.keyboard.press(key)
+                    try:
+                        page.wait_for_function(_CHANGED, arg=before, timeout=10_000)
+                    except PageTimeout:
+                        continue
+                if autoplay_moves > 0:
+                    page.click("#autoplay")
+                    page.wait_for_function(_MOVES, arg=autoplay_moves, timeout=120_000)
+                    if page.get_attribute("#autoplay", "aria-pressed") == "true":
+                        page.click("#autoplay")
+                    page.wait_for_function("!document.body.classList.contains('busy')")
+                if hint:
+                    page.click("#hint-button")
+                    page.wait_for_selector("#hint tr.best", timeout=60_000)
+                page.screenshot(path=str(path))
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    return path
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``playahead media``."""
+    parser.add_argument("--out", default="docs", help="output folder (default docs/)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the game (0)")
+    parser.add_argument(
+        "--agent", default="expectimax", help="agent of the GIF (default expectimax)"
+    )
+    parser.add_argument(
+        "--frames", type=int, default=60, help="frames in the GIF (default 60)"
+    )
+    parser.add_argument(
+        "--every", type=int, default=3, help="moves between GIF frames (default 3)"
+    )
+    parser.add_argument("--fps", type=float, default=5, help="GIF frames per second")
+    parser.add_argument(
+        "--chromium", default=CHROMIUM, help=f"Chromium binary (default {CHROMIUM})"
+    )
+    parser.add_argument(
+        "--no-screenshot", action="store_true", help="only write the GIF"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``playahead media``."""
+    out = Path(args.out)
+    frames = game_frames(
+        "threes", args.agent, seed=args.seed, n_frames=args.frames, every=args.every
+    )
+    gif = save_gif(frames, out / "threes.gif", fps=args.fps)
+    print(f"wrote {gif} ({len(frames)} frames, {gif.stat().st_size // 1024} KiB)")
+    if not args.no_screenshot:
+        png = serve_screenshot(
+            out / "serve.png", chromium=args.chromium, autoplay_moves=40
+        )
+        print(f"wrote {png}")
+    return 0

@@ -1,0 +1,365 @@
+// playahead serve: the page holds the game; the server (POST /api/...) is stateless.
+"use strict";
+
+const CHOICES = { bonus_preview: ["window", "plus"], rule: ["last_chip", "even_total"] };
+const CHECKED = { merge_6144: true, misere: false };
+const NAMES = {
+  tictactoe: ["X", "O"], connect4: ["red", "yellow"], nim: ["player 0", "player 1"],
+  chips: ["player 0", "player 1"],
+};
+const TILE_KEYS = {
+  ArrowUp: 0, ArrowRight: 1, ArrowDown: 2, ArrowLeft: 3, w: 0, d: 1, s: 2, a: 3,
+};
+const OPPONENTS = [
+  ["random", "random"], ["greedy", "greedy"], ["mcts:n_simulations=400", "mcts (400 simulations)"],
+  ["mcts:n_simulations=3000", "mcts (3000 simulations)"], ["minimax:time_limit=1", "minimax (1 s)"],
+];
+// planner -> which settings the depth and simulations boxes set
+const SETTINGS = {
+  expectimax: { depth: "depth" }, minimax: { depth: "depth" },
+  mcts: { simulations: "n_simulations" }, mc: { simulations: "n_rollouts" },
+  lookahead: { depth: "depth", simulations: "n_sims" },
+};
+
+// ?seed=N makes the first game reproducible: its deal, and each move's chance (a nonce)
+const S = { games: {}, planners: [], view: null, busy: false, autoplay: false, seed: null };
+const $ = (id) => document.getElementById(id);
+
+async function api(path, body) {
+  const response = await fetch(path, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+function showError(err) { $("error").textContent = err ? String(err.message || err) : ""; }
+
+async function busy(task) {
+  if (S.busy) return null;
+  S.busy = true;
+  document.body.classList.add("busy");
+  try {
+    showError(null);
+    return await task();
+  } catch (err) {
+    showError(err);
+    return null;
+  } finally {
+    S.busy = false;
+    document.body.classList.remove("busy");
+  }
+}
+
+// ---------------------------------------------------------------- setup
+function game() { return S.games[$("game").value]; }
+
+function renderRules() {
+  const box = $("rules");
+  box.innerHTML = "";
+  for (const [name, type] of Object.entries(game().options)) {
+    const label = document.createElement("label");
+    label.textContent = name + " ";
+    let input;
+    if (CHOICES[name]) {
+      input = document.createElement("select");
+      for (const choice of CHOICES[name]) input.add(new Option(choice, choice));
+    } else {
+      input = document.createElement("input");
+      input.type = type === "bool" ? "checkbox" : type === "int" ? "number" : "text";
+      input.checked = Boolean(CHECKED[name]);
+      if (type === "int") input.placeholder = "default";
+    }
+    input.dataset.rule = name;
+    input.dataset.type = type;
+    label.appendChild(input);
+    box.appendChild(label);
+  }
+  const two = game().num_players === 2;
+  $("two-player").hidden = !two;
+  $("pad").hidden = two;
+  const spec = game().default_agent;
+  const name = spec.split(":")[0];
+  if (S.planners.includes(name)) $("planner").value = name;
+  $("keys").textContent = two
+    ? "Click a cell, column or amount (digits work too). h hint, p autoplay, n new game."
+    : "Arrow keys or w/a/s/d slide. h hint, p autoplay, n new game.";
+}
+
+function readRules() {
+  const options = {};
+  for (const input of document.querySelectorAll("[data-rule]")) {
+    const type = input.dataset.type;
+    if (type === "bool") options[input.dataset.rule] = input.checked;
+    else if (type === "int") {
+      if (input.value !== "") options[input.dataset.rule] = Number(input.value);
+    } else options[input.dataset.rule] = input.value;
+  }
+  return options;
+}
+
+function side() {
+  const value = $("side").value;
+  return value === "hotseat" ? null : Number(value);
+}
+
+function agentRequest() {
+  const planner = $("planner").value;
+  const spec = game().default_agent;
+  const agent = spec.split(":")[0] === planner ? spec : planner;
+  const settings = {};
+  for (const [box, option] of Object.entries(SETTINGS[planner] || {})) {
+    const value = $(box).value;
+    if (value !== "") settings[option] = Number(value);
+  }
+  return { agent, settings };
+}
+
+// ---------------------------------------------------------------- actions
+async function newGame() {
+  stopAutoplay();
+  const seed = S.seed;
+  S.seed = null;
+  const view = await busy(() => api("/api/new", {
+    game: game().name, options: readRules(), side: side(), opponent: $("opponent").value, seed,
+  }));
+  if (view) {
+    view.seed = seed;
+    view.ply = 0;
+    show(view);
+  }
+}
+
+async function move(action) {
+  if (!S.view || S.view.done || !S.view.legal.includes(action)) return null;
+  const { seed, ply } = S.view;
+  const nonce = seed === null ? null : `${seed}:${ply}`;
+  const view = await busy(() => api("/api/move", {
+    game: S.view.game, state: S.view.state, move: action, opponent: $("opponent").value, nonce,
+  }));
+  if (view) {
+    Object.assign(view, { seed, ply: ply + 1 });
+    show(view);
+  }
+  return view;
+}
+
+async function hint() {
+  if (!S.view || S.view.done) return null;
+  const { agent, settings } = agentRequest();
+  const data = await busy(() => api("/api/hint", {
+    game: S.view.game, state: S.view.state, agent, settings,
+  }));
+  if (data) showHint(data);
+  return data;
+}
+
+function stopAutoplay() {
+  S.autoplay = false;
+  $("autoplay").setAttribute("aria-pressed", "false");
+}
+
+async function toggleAutoplay() {
+  if (S.autoplay) { stopAutoplay(); return; }
+  S.autoplay = true;
+  $("autoplay").setAttribute("aria-pressed", "true");
+  while (S.autoplay && S.view && !S.view.done) {
+    const data = await hint();
+    if (!data || !S.autoplay) break;
+    if (!(await move(data.action))) break;
+    await new Promise((done) => setTimeout(done, Number($("delay").value) || 0));
+  }
+  stopAutoplay();
+}
+
+// ---------------------------------------------------------------- drawing
+function show(view) {
+  S.view = view;
+  $("hint").tBodies[0].innerHTML = "";
+  $("hint-note").textContent = "";
+  const board = $("board");
+  board.className = "board " + view.kind + " " + (view.game === "2048" ? "twenty48" : view.game);
+  board.innerHTML = "";
+  board.dataset.board = JSON.stringify(view.board);
+  ({ tiles: drawTiles, grid: drawGrid, columns: drawColumns, pile: drawPile })[view.kind](view, board);
+  $("status").innerHTML = "";
+  $("status").append(...statusParts(view));
+}
+
+function tileClass(game, value) {
+  if (!value) return "tile";
+  const size = value >= 1000 ? " huge" : value >= 100 ? " big" : "";
+  if (game === "threes") {
+    return "tile v" + value + (value >= 3 ? " card" : "") + (value >= 48 ? " high" : "") + size;
+  }
+  return "tile v" + value + (value > 2048 ? " high" : "") + size;
+}
+
+function drawTiles(view, board) {
+  for (const row of view.board) {
+    for (const value of row) {
+      const tile = document.createElement("div");
+      tile.className = tileClass(view.game, value);
+      tile.textContent = value ? String(value) : "";
+      board.appendChild(tile);
+    }
+  }
+}
+
+function playable(view, action) {
+  const info = view.info;
+  const mine = info.agent_player === null || info.agent_player === info.current_player;
+  return !view.done && mine && view.legal.includes(action);
+}
+
+function drawGrid(view, board) {
+  const size = view.board.length;
+  board.style.gridTemplateColumns = `repeat(${size}, var(--cell))`;
+  view.board.flat().forEach((value, cell) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "cell p" + value;
+    button.textContent = value ? NAMES.tictactoe[value - 1] : "";
+    button.title = "cell " + cell;
+    button.dataset.move = String(cell);
+    button.disabled = !playable(view, cell);
+    board.appendChild(button);
+  });
+}
+
+function drawColumns(view, board) {
+  view.board.forEach((row) => row.forEach((value, col) => {
+    const disc = document.createElement("button");
+    disc.type = "button";
+    disc.className = "disc p" + value;
+    disc.title = "column " + col;
+    disc.dataset.move = String(col);
+    disc.disabled = !playable(view, col);
+    board.appendChild(disc);
+  }));
+}
+
+function drawPile(view, board) {
+  const [pile, held0, held1, most] = view.board;
+  const sticks = document.createElement("div");
+  sticks.className = "sticks";
+  sticks.textContent = pile ? "|".repeat(pile) : "(empty)";
+  const held = document.createElement("div");
+  held.textContent = `pile ${pile} · player 0 holds ${held0} · player 1 holds ${held1}`;
+  const takes = document.createElement("div");
+  takes.className = "takes";
+  for (let take = 1; take <= most; take++) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = "take " + take;
+    button.dataset.move = String(take - 1);
+    button.disabled = !playable(view, take - 1);
+    takes.appendChild(button);
+  }
+  board.append(sticks, held, takes);
+}
+
+function statusParts(view) {
+  const info = view.info;
+  const parts = [];
+  const text = (t) => document.createTextNode(t);
+  if (view.kind === "tiles") {
+    parts.push(text(`Score ${info.score} · moves ${info.moves}`));
+    if (info.next_card !== undefined && !view.done) {
+      const card = document.createElement("span");
+      const next = info.next_card;
+      card.className = "next v" + next;
+      card.textContent = Array.isArray(next) ? next.join("/") : String(next);
+      parts.push(text(" · next "), card);
+    }
+    if (view.done) parts.push(text(` · game over, max tile ${info.max_tile}`));
+    return parts;
+  }
+  const names = NAMES[view.game];
+  const me = info.agent_player;
+  if (view.done) {
+    if (info.winner < 0) parts.push(text("Draw"));
+    else if (me === null) parts.push(text(`${names[info.winner]} wins`));
+    else parts.push(text(info.winner === me ? "You win!" : "You lose"));
+  } else if (me === null) {
+    parts.push(text(`${names[info.current_player]} to move`));
+  } else {
+    parts.push(text(`Your move (${names[me]})`));
+  }
+  const last = (view.moves || []).map((m) => `${names[m.player]}: ${m.label}`).join(" · ");
+  if (last) parts.push(text(" — " + last));
+  return parts;
+}
+
+function showHint(data) {
+  const body = $("hint").tBodies[0];
+  body.innerHTML = "";
+  for (const entry of data.ranked) {
+    const row = body.insertRow();
+    if (entry.action === data.action) row.className = "best";
+    row.insertCell().textContent = entry.label;
+    const cell = row.insertCell();
+    cell.className = "value";
+    const v = entry.value;
+    cell.textContent = v === null ? "n/a" : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(3);
+  }
+  const seconds = data.stats.seconds !== undefined ? ` in ${data.stats.seconds.toFixed(2)} s` : "";
+  $("hint-note").textContent = `${data.agent}: ${data.value_kind}${seconds}`;
+}
+
+// ---------------------------------------------------------------- events
+function onKey(event) {
+  const target = event.target;
+  if (target.tagName === "INPUT" || target.tagName === "SELECT") return;
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+  if (key === "h") hint();
+  else if (key === "p") toggleAutoplay();
+  else if (key === "n") newGame();
+  else if (S.view && S.view.kind === "tiles" && key in TILE_KEYS) move(TILE_KEYS[key]);
+  else if (S.view && S.view.kind !== "tiles" && /^[0-9]$/.test(key)) {
+    move(S.view.kind === "pile" ? Number(key) - 1 : Number(key));
+  } else return;
+  event.preventDefault();
+}
+
+async function init() {
+  const data = await api("/api/games");
+  S.planners = data.planners;
+  for (const g of data.games) {
+    S.games[g.name] = g;
+    $("game").add(new Option(g.name, g.name));
+  }
+  for (const p of S.planners) $("planner").add(new Option(p, p));
+  for (const [spec, label] of OPPONENTS) {
+    if (S.planners.includes(spec.split(":")[0])) $("opponent").add(new Option(label, spec));
+  }
+  $("game").addEventListener("change", () => {
+    $("game").blur();
+    renderRules();
+    newGame();
+  });
+  $("new-game").addEventListener("click", newGame);
+  $("hint-button").addEventListener("click", hint);
+  $("autoplay").addEventListener("click", toggleAutoplay);
+  $("board").addEventListener("click", (event) => {
+    const button = event.target.closest("[data-move]");
+    if (button && !button.disabled) move(Number(button.dataset.move));
+  });
+  $("pad").addEventListener("click", (event) => {
+    const button = event.target.closest("[data-move]");
+    if (button) move(Number(button.dataset.move));
+  });
+  document.addEventListener("keydown", onKey);
+  const query = new URLSearchParams(location.search);
+  const wanted = query.get("game");
+  if (wanted && S.games[wanted]) $("game").value = wanted;
+  if (/^[0-9]+$/.test(query.get("seed") || "")) S.seed = Number(query.get("seed"));
+  renderRules();
+  await newGame();
+}
+
+init().catch(showError);

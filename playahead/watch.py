@@ -1,0 +1,153 @@
+"""``playahead watch``: a game plays itself in the terminal.
+
+Every frame shows the env's ANSI board (score, and the next card in Threes), the move
+number, and the agent's value for each legal move (from ``agent.analyze(env)`` when the
+agent has it; the chosen move is starred). In two-player games ``--agent`` plays
+player 0 and ``--opponent`` player 1.
+
+Seeds: ``--seed`` seeds the env and both agents (three seeds derived with
+``np.random.SeedSequence(seed)``), so the same command shows the same game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from playahead.play import (
+    CLEAR,
+    action_label,
+    add_game_arguments,
+    agent_seeds,
+    build_agent,
+    choose,
+    format_values,
+    get_game,
+    make_env,
+    parse_rules,
+    strip_ansi,
+)
+
+
+def frames(
+    game: str,
+    agent: str = "random",
+    *,
+    opponent: str = "random",
+    seed: int | None = None,
+    max_moves: int | None = None,
+    rules: dict[str, Any] | None = None,
+    color: bool = True,
+) -> Iterator[str]:
+    """The frames of one game played by ``agent`` (and ``opponent``), as text.
+
+    One frame per decision (the board, then each legal move's value and the move
+    chosen), and a last frame with the final board and the result.
+
+    Args:
+        game: a name from :data:`playahead.play.GAMES`.
+        agent: agent spec (player 0 in two-player games).
+        opponent: agent spec of player 1 in two-player games.
+        seed: seeds the env and the agents (None: fresh entropy).
+        max_moves: stop after this many moves (None: play to the end).
+        rules: the game's rule options.
+        color: keep ANSI colours.
+
+    Raises:
+        ValueError: unknown game, rule option or agent spec; ``max_moves < 0``.
+    """
+    if max_moves is not None and max_moves < 0:
+        raise ValueError(f"max_moves must be >= 0 or None, got {max_moves}")
+    info_game = get_game(game)
+    env = make_env(info_game, **(rules or {}))
+    env_seed, seed_0, seed_1 = agent_seeds(seed, 3)
+    players = [build_agent(agent, seed_0)]
+    specs = [agent]
+    if info_game.num_players == 2:
+        players.append(build_agent(opponent, seed_1))
+        specs.append(opponent)
+    _, info = env.reset(seed=env_seed)
+    total, moves = 0.0, 0
+
+    def frame(lines: list[str]) -> str:
+        head = f"playahead watch {info_game.name}  move {moves}"
+        text = "\n".join([head, env.render().rstrip("\n"), *lines]) + "\n"
+        return text if color else strip_ansi(text)
+
+    while env.action_masks().any() and (max_moves is None or moves < max_moves):
+        player = env.current_player
+        action, analysis = choose(players[player], env)
+        who = specs[player] + (f" (player {player})" if len(players) == 2 else "")
+        lines = [f"{who} plays {action_label(env, action)}"]
+        if analysis is not None:
+            lines.append(format_values(env, analysis))
+        yield frame(lines)
+        _, reward, _, _, info = env.step(action)
+        total += reward
+        moves += 1
+    yield frame([_result(env, info, specs, moves)])
+
+
+def _result(env, info: dict, specs: list[str], moves: int) -> str:
+    over = not env.action_masks().any()
+    if len(specs) == 1:
+        state = "game over" if over else "stopped"
+        return f"{state} after {moves} moves: score {info['score']}, " + (
+            f"max tile {info['max_tile']}"
+        )
+    if not over:
+        return f"stopped after {moves} moves"
+    if env.winner < 0:
+        return f"draw after {moves} moves"
+    return f"{specs[env.winner]} (player {env.winner}) wins after {moves} moves"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``playahead watch``."""
+    add_game_arguments(parser)
+    parser.add_argument(
+        "--agent",
+        default="random",
+        help="agent spec, e.g. 'expectimax' or 'mcts:n_simulations=400' (player 0 "
+        "in two-player games; default: random)",
+    )
+    parser.add_argument(
+        "--speed",
+        type=float,
+        default=4.0,
+        help="moves per second (0: as fast as possible; default 4)",
+    )
+    parser.add_argument(
+        "--max-moves", type=int, default=None, help="stop after this many moves"
+    )
+    parser.add_argument(
+        "--no-color", action="store_true", help="plain text without ANSI colours"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``playahead watch``."""
+    if args.speed < 0:
+        raise ValueError(
+            f"--speed must be >= 0 (0: as fast as possible), got {args.speed}"
+        )
+    tty = sys.stdout.isatty()
+    color = tty and not args.no_color
+    for text in frames(
+        args.game,
+        args.agent,
+        opponent=args.opponent,
+        seed=args.seed,
+        max_moves=args.max_moves,
+        rules=parse_rules(args.rule),
+        color=color,
+    ):
+        sys.stdout.write((CLEAR if tty else "\n") + text)
+        sys.stdout.flush()
+        if args.speed > 0:
+            time.sleep(1.0 / args.speed)
+    return 0

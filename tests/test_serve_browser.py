@@ -1,0 +1,124 @@
+"""The ``playahead serve`` page end to end in a real headless Chromium (Playwright).
+
+Needs ``pip install playwright`` and Debian's ``chromium`` (``apt-get install -y
+chromium``); ``playwright install`` is not used. The screenshot is kept as a test
+artifact in ``tests/artifacts/serve_browser.png``.
+"""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from playahead.media import CHROMIUM, CHROMIUM_ARGS
+from playahead.serve.app import start_in_thread
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="needs Playwright: pip install playwright"
+)
+if not Path(CHROMIUM).exists():
+    pytest.skip(
+        f"needs Chromium at {CHROMIUM}: apt-get install -y chromium",
+        allow_module_level=True,
+    )
+
+ARTIFACTS = Path(__file__).parent / "artifacts"
+CHANGED = "before => document.querySelector('#board').dataset.board !== before"
+STATUS_HAS = "text => document.querySelector('#status').innerText.includes(text)"
+
+
+@pytest.fixture(scope="module")
+def page():
+    server, url = start_in_thread()
+    errors = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_ARGS))
+        try:
+            tab = browser.new_page(viewport={"width": 1100, "height": 700})
+            tab.on("pageerror", lambda err: errors.append(str(err)))
+            tab.on(
+                "console",
+                lambda msg: errors.append(msg.text) if msg.type == "error" else None,
+            )
+            tab.base_url = url
+            tab.errors = errors
+            yield tab
+        finally:
+            browser.close()
+            server.shutdown()
+            server.server_close()
+
+
+def _press_until_changed(page, keys):
+    """Press keys until one changes the board (a slide can be illegal)."""
+    for key in keys:
+        before = page.get_attribute("#board", "data-board")
+        page.keyboard.press(key)
+        page.wait_for_timeout(50)
+        try:
+            page.wait_for_function(CHANGED, arg=before, timeout=5_000)
+            return key
+        except sync_api.TimeoutError:
+            continue
+    raise AssertionError(f"none of {keys} changed the board")
+
+
+def test_threes_arrow_keys_hint_and_autoplay(page, tmp_path):
+    page.goto(page.base_url + "?game=threes&seed=4")
+    page.wait_for_selector("#board .tile")
+    assert page.locator("#board .tile").count() == 16
+    assert "moves 0" in page.inner_text("#status")
+    _press_until_changed(page, ["ArrowLeft", "ArrowUp", "ArrowRight", "ArrowDown"])
+    page.wait_for_function(STATUS_HAS, arg="moves 1")
+    _press_until_changed(page, ["s", "a", "w", "d"])
+    assert "moves 2" in page.inner_text("#status")
+
+    page.select_option("#planner", "mcts")
+    page.fill("#simulations", "100")
+    page.click("#hint-button")
+    page.wait_for_selector("#hint tr.best")
+    rows = page.locator("#hint tr")
+    labels = [rows.nth(i).locator("td").first.inner_text() for i in range(rows.count())]
+    assert set(labels) <= {"up", "right", "down", "left"} and labels
+    assert "mcts: score" in page.inner_text("#hint-note")
+
+    before = page.get_attribute("#board", "data-board")
+    page.keyboard.press("p")  # autoplay on
+    page.wait_for_function(STATUS_HAS, arg="moves 5", timeout=60_000)
+    page.keyboard.press("p")  # off
+    page.wait_for_selector("#autoplay[aria-pressed='false']")
+    assert page.get_attribute("#board", "data-board") != before
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = tmp_path / "serve_browser.png"
+    page.screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000
+    shutil.copy(shot, ARTIFACTS / "serve_browser.png")
+    assert page.errors == []
+
+
+def test_connect4_click_a_column_against_the_opponent(page):
+    page.goto(page.base_url + "?game=connect4")
+    page.wait_for_selector("#board .disc")
+    page.select_option("#opponent", "greedy")
+    page.click("#new-game")
+    page.wait_for_selector("#board .disc:enabled")
+    page.click("#board .disc[data-move='3'] >> nth=0")
+    page.wait_for_function(STATUS_HAS, arg="yellow:")
+    status = page.inner_text("#status")
+    assert "Your move (red)" in status and "red: col 3" in status
+    bottom = page.locator("#board .disc").nth(5 * 7 + 3)
+    assert "p1" in bottom.get_attribute("class")
+    page.keyboard.press("h")
+    page.wait_for_selector("#hint tr.best")
+    assert page.locator("#hint tr").count() == 7
+    assert page.errors == []
+
+
+def test_bad_input_shows_the_servers_error(page):
+    page.goto(page.base_url + "?game=nim")
+    page.wait_for_selector("#board .takes button")
+    page.fill("[data-rule='n']", "5000")
+    page.click("#new-game")
+    page.wait_for_function("document.querySelector('#error').innerText !== ''")
+    assert "n must be in 1..200" in page.inner_text("#error")
