@@ -14,6 +14,10 @@ import sys
 
 # subcommand -> (module with configure(parser), one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "evaluate": (
+        "playahead.evaluate.cli",
+        "play agents head to head on the same seeded games: tables, Elo, plots",
+    ),
     "watch": ("playahead.watch", "watch an agent play a game in the terminal"),
     "play": ("playahead.play", "play a game in the terminal, with hints and autoplay"),
     "serve": ("playahead.serve", "play in the browser: a local web page with hints"),

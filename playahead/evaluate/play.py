@@ -1,0 +1,227 @@
+"""Playing one game of an evaluation: what runs inside a worker.
+
+A :class:`Task` names everything a game needs as plain data (env id and options, agent
+spec strings, game index, side, root seed), so it travels to a process pool or a Ray
+cluster as is, and the same task gives the same game anywhere.
+
+Seeds (common random numbers): game ``i`` uses the child ``i`` of
+``np.random.SeedSequence(seed)`` (``SeedSequence(seed).spawn(n)[i]``, which is
+``SeedSequence(seed, spawn_key=(i,))``). Three words drawn from it give the env's
+reset seed and the seeds of the agents playing side 0 and side 1. Every agent therefore
+meets the same games, the same tile spawns and deck shuffles, and paired statistics
+apply. A fresh agent is built per game from its spec with ``seed=`` its game seed (when
+its factory takes a ``seed`` option; a ``seed`` in the spec is mixed in, see
+:func:`build_agent`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+
+import gymnasium as gym
+import numpy as np
+
+from playahead.agents import make_agent, parse_spec
+from playahead.evaluate.store import GameRecord
+
+
+class AgentError(RuntimeError):
+    """An agent failed or chose an illegal move during a game."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """One game to play.
+
+    Attributes:
+        env_id: a registered Gymnasium id, e.g. ``"Threes-v0"``.
+        env_options: the env's keyword arguments as canonical JSON.
+        agents: ``(spec,)`` for one-player games; ``(agent, opponent)`` for two.
+        game_index: which game seed (0-based).
+        side: the player ``agents[0]`` is (0 moves first); 0 in one-player games.
+        seed: the evaluation's root seed.
+    """
+
+    env_id: str
+    env_options: str
+    agents: tuple[str, ...]
+    game_index: int
+    side: int
+    seed: int
+
+    @property
+    def key(self) -> tuple[str, str, int, int]:
+        opponent = self.agents[1] if len(self.agents) > 1 else ""
+        return (self.agents[0], opponent, self.game_index, self.side)
+
+
+def game_seeds(seed: int, game_index: int) -> tuple[int, int, int]:
+    """``(env_seed, side_0_agent_seed, side_1_agent_seed)`` of game ``game_index``.
+
+    Derived from ``np.random.SeedSequence(seed).spawn(n)[game_index]`` (any ``n``), so
+    adding games later never changes the earlier ones.
+    """
+    child = np.random.SeedSequence(int(seed), spawn_key=(int(game_index),))
+    words = child.generate_state(3, np.uint64) >> np.uint64(1)  # fit SQLite INTEGER
+    return int(words[0]), int(words[1]), int(words[2])
+
+
+def build_agent(spec: str, seed: int):
+    """A fresh agent from ``spec``, seeded with ``seed`` if its factory takes one.
+
+    A ``seed`` option in the spec is mixed into ``seed`` (so ``"random:seed=1"`` and
+    ``"random:seed=2"`` are two different, reproducible random players).
+
+    Raises:
+        ValueError: unknown agent or option (from :func:`playahead.make_agent`).
+    """
+    own = parse_spec(spec)[1].get("seed")
+    if own is not None:
+        if isinstance(own, bool) or not isinstance(own, int) or own < 0:
+            raise ValueError(f"agent spec {spec!r}: seed must be an integer >= 0")
+        mixed = np.random.SeedSequence([int(seed), own]).generate_state(1, np.uint64)
+        seed = int(mixed[0] >> np.uint64(1))
+    try:
+        return make_agent(spec, seed=seed)
+    except ValueError as err:
+        if "'seed'" not in str(err) or "no option" not in str(err):
+            raise
+    return make_agent(spec)
+
+
+_ENVS: dict[tuple[str, str, bool], gym.Env] = {}
+
+
+def make_env(env_id: str, env_options: str, two_player: bool) -> gym.Env:
+    """The env for a task, reused within a process (every game resets it with a seed).
+
+    Two-player envs are made in turn-by-turn mode (``opponent=None``).
+    """
+    key = (env_id, env_options, two_player)
+    if key not in _ENVS:
+        kwargs = json.loads(env_options)
+        if two_player:
+            kwargs["opponent"] = None
+        _ENVS[key] = gym.make(env_id, **kwargs)
+    return _ENVS[key]
+
+
+def _act(agent, spec: str, env, task: Task) -> tuple[int, float]:
+    mask = env.unwrapped.action_masks()
+    start = time.perf_counter()
+    try:
+        action = agent.act(env)
+    except Exception as err:
+        raise AgentError(
+            f"agent {spec!r} failed in game {task.game_index} of {task.env_id}: "
+            f"{type(err).__name__}: {err}"
+        ) from err
+    elapsed = time.perf_counter() - start
+    try:
+        legal = int(action) == action and 0 <= int(action) < mask.size
+        legal = legal and bool(mask[int(action)])
+    except (TypeError, ValueError):
+        legal = False
+    if not legal:
+        raise AgentError(
+            f"agent {spec!r} chose action {action!r} in game {task.game_index} of "
+            f"{task.env_id}, which is not legal; legal actions: "
+            f"{np.flatnonzero(mask).tolist()}"
+        )
+    return int(action), elapsed
+
+
+def play_task(task: Task) -> GameRecord:
+    """Play one game and return its record (the function workers run)."""
+    from playahead import __version__
+
+    env_seed, seed_0, seed_1 = game_seeds(task.seed, task.game_index)
+    if len(task.agents) == 1:
+        return _play_single(task, env_seed, seed_0, __version__)
+    return _play_two(task, env_seed, (seed_0, seed_1), __version__)
+
+
+def _play_single(task: Task, env_seed: int, agent_seed: int, version: str):
+    spec = task.agents[0]
+    env = make_env(task.env_id, task.env_options, two_player=False)
+    _, info = env.reset(seed=env_seed)
+    agent = build_agent(spec, agent_seed)
+    times: list[float] = []
+    done = not env.unwrapped.action_masks().any()
+    while not done:
+        action, elapsed = _act(agent, spec, env, task)
+        times.append(elapsed)
+        _, _, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+    return GameRecord(
+        agent=spec,
+        opponent="",
+        game_index=task.game_index,
+        side=0,
+        seed=env_seed,
+        score=float(info.get("score", 0)),
+        max_tile=int(info["max_tile"]) if "max_tile" in info else None,
+        moves=len(times),
+        winner=None,
+        seconds=float(np.sum(times)),
+        move_seconds=np.asarray(times, dtype=np.float32),
+        version=version,
+    )
+
+
+def _play_two(task: Task, env_seed: int, side_seeds: tuple[int, int], version: str):
+    first, second = task.agents
+    # by_player[p] is the spec playing side p
+    by_player = (first, second) if task.side == 0 else (second, first)
+    env = make_env(task.env_id, task.env_options, two_player=True)
+    _, info = env.reset(seed=env_seed)
+    agents = [build_agent(by_player[p], side_seeds[p]) for p in (0, 1)]
+    times: tuple[list[float], list[float]] = ([], [])
+    done = not env.unwrapped.action_masks().any()
+    while not done:
+        player = int(info.get("current_player", env.unwrapped.current_player))
+        action, elapsed = _act(agents[player], by_player[player], env, task)
+        times[player].append(elapsed)
+        _, _, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+    winner = int(getattr(env.unwrapped, "winner", -1))
+    points = 0.5 if winner < 0 else float(winner == task.side)
+    mine, theirs = times[task.side], times[1 - task.side]
+    return GameRecord(
+        agent=first,
+        opponent=second,
+        game_index=task.game_index,
+        side=task.side,
+        seed=env_seed,
+        score=points,
+        max_tile=None,
+        moves=len(mine) + len(theirs),
+        winner=winner,
+        seconds=float(np.sum(mine)),
+        move_seconds=np.asarray(mine, dtype=np.float32),
+        opponent_seconds=float(np.sum(theirs)),
+        opponent_move_seconds=np.asarray(theirs, dtype=np.float32),
+        version=version,
+    )
+
+
+def check_agent(env_id: str, env_options: str, spec: str, two_player: bool, seed: int):
+    """Build ``spec`` and let it choose one move at the start of game 0.
+
+    Raises:
+        ValueError: the spec is unknown or malformed, or the agent cannot play this env
+            (it raised, or chose an illegal move).
+    """
+    env_seed, agent_seed, _ = game_seeds(seed, 0)
+    agent = build_agent(spec, agent_seed)
+    env = make_env(env_id, env_options, two_player)
+    env.reset(seed=env_seed)
+    probe = Task(env_id, env_options, (spec,), 0, 0, seed)
+    try:
+        _act(agent, spec, env, probe)
+    except AgentError as err:
+        raise ValueError(
+            f"agent {spec!r} cannot play {env_id}: {err.__cause__ or err}"
+        ) from None

@@ -1,0 +1,281 @@
+"""The results store: one SQLite file per evaluation, one row per finished game.
+
+Every game is written in its own transaction the moment it ends, in WAL mode, so a
+crash or ``kill -9`` loses at most the games still being played. A row is keyed by
+``(agent, opponent, game_index, side)`` (UNIQUE): re-running an evaluation reads which
+games are done and plays only the rest, and a game can never be stored twice.
+
+The ``meta`` table fixes what the store is about: env id, env options (canonical JSON),
+root seed and kind (``"single"`` or ``"two_player"``). Opening a store that holds games
+with anything else raises ``ValueError`` naming both, so games from different settings
+never mix (a store without games takes the new settings).
+
+``games`` columns: ``agent`` and ``opponent`` (spec strings; ``opponent`` is ``""`` in
+one-player games), ``game_index``, ``side`` (the player ``agent`` was: 0 or 1; 0 in
+one-player games), ``env_id``, ``env_options``, ``seed`` (the env's reset seed),
+``score`` (final score; two-player: points of ``agent``, 1 / 0.5 / 0), ``max_tile``
+(NULL in two-player games), ``moves`` (plies), ``winner`` (player 0 or 1, -1 for a
+draw; NULL in one-player games), ``seconds`` and ``opponent_seconds`` (thinking time),
+``move_seconds`` and ``opponent_move_seconds`` (float32 blobs, one entry per move),
+``version`` (playahead's) and ``finished_at`` (UTC, ISO 8601).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    agent TEXT NOT NULL,
+    opponent TEXT NOT NULL DEFAULT '',
+    game_index INTEGER NOT NULL,
+    side INTEGER NOT NULL,
+    env_id TEXT NOT NULL,
+    env_options TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    score REAL NOT NULL,
+    max_tile INTEGER,
+    moves INTEGER NOT NULL,
+    winner INTEGER,
+    seconds REAL NOT NULL,
+    opponent_seconds REAL,
+    move_seconds BLOB NOT NULL,
+    opponent_move_seconds BLOB,
+    version TEXT NOT NULL,
+    finished_at TEXT NOT NULL,
+    UNIQUE (agent, opponent, game_index, side)
+);
+"""
+
+_COLUMNS = (
+    "agent, opponent, game_index, side, env_id, env_options, seed, score, max_tile, "
+    "moves, winner, seconds, opponent_seconds, move_seconds, opponent_move_seconds, "
+    "version, finished_at"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class GameRecord:
+    """One finished game.
+
+    Attributes:
+        agent: spec of the agent (two-player: the first of the pair, in sorted order).
+        opponent: spec of the other agent, ``""`` in one-player games.
+        game_index: which game seed was used (0-based).
+        side: the player ``agent`` was (0 moves first); 0 in one-player games.
+        seed: the env's reset seed.
+        score: final score, or ``agent``'s points (1 win, 0.5 draw, 0 loss).
+        max_tile: the largest tile (one-player tile games), else None.
+        moves: plies played (both players' in two-player games).
+        winner: 0, 1, or -1 for a draw (two-player), else None.
+        seconds: ``agent``'s total thinking time.
+        move_seconds: ``float32[moves by agent]`` thinking time per move.
+        opponent_seconds, opponent_move_seconds: the same for ``opponent``.
+        version: the playahead version that played the game.
+    """
+
+    agent: str
+    opponent: str
+    game_index: int
+    side: int
+    seed: int
+    score: float
+    max_tile: int | None
+    moves: int
+    winner: int | None
+    seconds: float
+    move_seconds: np.ndarray
+    opponent_seconds: float | None = None
+    opponent_move_seconds: np.ndarray | None = None
+    version: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, int, int]:
+        return (self.agent, self.opponent, self.game_index, self.side)
+
+
+def canonical_options(env_kwargs: dict | None) -> str:
+    """Env options as canonical JSON (sorted keys), the form the store compares.
+
+    Raises:
+        ValueError: the options are not JSON-serialisable.
+    """
+    try:
+        return json.dumps(env_kwargs or {}, sort_keys=True, separators=(",", ":"))
+    except TypeError as err:
+        raise ValueError(f"env options must be JSON-serialisable: {err}") from None
+
+
+def _blob(times) -> bytes | None:
+    if times is None:
+        return None
+    return np.asarray(times, dtype="<f4").tobytes()
+
+
+def _unblob(data) -> np.ndarray | None:
+    if data is None:
+        return None
+    return np.frombuffer(data, dtype="<f4").astype(np.float64)
+
+
+class Store:
+    """An open results store (see the module docstring).
+
+    Args:
+        path: the SQLite file (created with its folder if missing), or ``":memory:"``.
+        env_id, env_kwargs, seed, kind: what the store is about; checked against an
+            existing store.
+
+    Raises:
+        ValueError: the file holds games of another env, options, seed or kind, or is
+            not a playahead store.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        env_id: str,
+        env_kwargs: dict | None,
+        seed: int,
+        kind: str,
+    ):
+        self.path = str(path)
+        self.env_id = env_id
+        self.env_options = canonical_options(env_kwargs)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.path, timeout=30.0)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # In WAL mode, NORMAL keeps every commit through a process crash.
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            with self._db:
+                self._db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as err:
+            raise ValueError(
+                f"{self.path} is not a playahead results store ({err}); choose "
+                "another --out file"
+            ) from None
+        self._check_meta(
+            {
+                "env_id": env_id,
+                "env_options": self.env_options,
+                "seed": str(int(seed)),
+                "kind": kind,
+            }
+        )
+
+    def _check_meta(self, wanted: dict[str, str]) -> None:
+        have = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+        if not have or (have != wanted and self.count() == 0):
+            # A store without games belongs to no evaluation yet.
+            with self._db:
+                self._db.execute("DELETE FROM meta")
+                self._db.executemany(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)", wanted.items()
+                )
+            return
+        diff = {k: (have.get(k), v) for k, v in wanted.items() if have.get(k) != v}
+        if diff:
+            details = "; ".join(
+                f"{key}: store has {old!r}, this run asks for {new!r}"
+                for key, (old, new) in diff.items()
+            )
+            self.close()
+            raise ValueError(
+                f"{self.path} holds games of another evaluation ({details}); use "
+                "another --out file, or the same env, options and seed as before"
+            )
+
+    def done(self) -> set[tuple[str, str, int, int]]:
+        """Keys ``(agent, opponent, game_index, side)`` of the finished games."""
+        rows = self._db.execute(
+            "SELECT agent, opponent, game_index, side FROM games"
+        ).fetchall()
+        return {tuple(row) for row in rows}
+
+    def add(self, record: GameRecord, finished_at: str | None = None) -> bool:
+        """Write one finished game in its own transaction.
+
+        Returns:
+            False if that game was already stored (it is left as it was).
+        """
+        stamp = finished_at or datetime.datetime.now(datetime.UTC).isoformat()
+        values = (
+            record.agent,
+            record.opponent,
+            int(record.game_index),
+            int(record.side),
+            self.env_id,
+            self.env_options,
+            int(record.seed),
+            float(record.score),
+            None if record.max_tile is None else int(record.max_tile),
+            int(record.moves),
+            None if record.winner is None else int(record.winner),
+            float(record.seconds),
+            None if record.opponent_seconds is None else float(record.opponent_seconds),
+            _blob(record.move_seconds),
+            _blob(record.opponent_move_seconds),
+            record.version,
+            stamp,
+        )
+        marks = ", ".join("?" * len(values))
+        with self._db:
+            cursor = self._db.execute(
+                f"INSERT OR IGNORE INTO games ({_COLUMNS}) VALUES ({marks})", values
+            )
+        return cursor.rowcount == 1
+
+    def records(
+        self, agent: str, opponent: str = "", n_games: int | None = None
+    ) -> list[GameRecord]:
+        """The stored games of ``agent`` (against ``opponent``), by game index and
+        side; only indices below ``n_games`` when given."""
+        limit = (1 << 62) if n_games is None else int(n_games)
+        rows = self._db.execute(
+            "SELECT agent, opponent, game_index, side, seed, score, max_tile, moves, "
+            "winner, seconds, move_seconds, opponent_seconds, opponent_move_seconds, "
+            "version FROM games WHERE agent = ? AND opponent = ? AND game_index < ? "
+            "ORDER BY game_index, side",
+            (agent, opponent, limit),
+        ).fetchall()
+        return [
+            GameRecord(
+                agent=r[0],
+                opponent=r[1],
+                game_index=r[2],
+                side=r[3],
+                seed=r[4],
+                score=r[5],
+                max_tile=r[6],
+                moves=r[7],
+                winner=r[8],
+                seconds=r[9],
+                move_seconds=_unblob(r[10]),
+                opponent_seconds=r[11],
+                opponent_move_seconds=_unblob(r[12]),
+                version=r[13],
+            )
+            for r in rows
+        ]
+
+    def count(self) -> int:
+        """Number of stored games."""
+        return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
