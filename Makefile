@@ -35,8 +35,11 @@ test-nojit: $(VENV)/.test-installed
 test-slow: $(VENV)/.test-installed
 	$(PY) -m pytest -m slow
 
+# gymnasium-2048 pins an older gymnasium; it is only a baseline, so it comes in
+# without its dependencies and leaves ours alone.
 $(VENV)/.bench-installed: pyproject.toml constraints.txt | $(PY)
 	$(PIP) -e ".[test,bench]"
+	$(PIP) --no-deps gymnasium-2048==0.1.2 pygame==2.6.1
 	touch $@
 
 bench: $(VENV)/.bench-installed

@@ -14,6 +14,10 @@ import sys
 
 # subcommand -> (module with configure(parser), one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "train": (
+        "playahead.train.cli",
+        "train a MaskablePPO or masked-DQN baseline (checkpoints, --resume, self-play)",
+    ),
     "evaluate": (
         "playahead.evaluate.cli",
         "play agents head to head on the same seeded games: tables, Elo, plots",

@@ -1,0 +1,247 @@
+"""``playahead.train.train`` and ``playahead train``: smoke runs, run directories,
+checkpoints, resume, Ctrl-C, and clear errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+
+import playahead  # noqa: E402
+from playahead.train import cli, train  # noqa: E402
+from playahead.train.callbacks import GameStats  # noqa: E402
+from playahead.train.config import load_hyperparams, parse_overrides  # noqa: E402
+
+# small networks and budgets: these tests check plumbing, not learning
+SMALL = {
+    "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1},
+    "dqn": {"learning_starts": 64, "buffer_size": 4096, "batch_size": 32},
+}
+TILE_NET = {
+    "features_extractor_kwargs": {"arch": "mlp", "features_dim": 32},
+    "net_arch": [16],
+}
+
+
+def small_hp(algo: str, env_id: str) -> dict:
+    hp = dict(SMALL[algo])
+    hp["policy_kwargs"] = (
+        TILE_NET if env_id in ("2048-v0", "Threes-v0") else {"net_arch": [16]}
+    )
+    return hp
+
+
+def play_a_game(agent, env, moves: int = 60) -> int:
+    env.reset(seed=0)
+    played = 0
+    for _ in range(moves):
+        _, _, term, trunc, _ = env.step(agent.act(env))
+        played += 1
+        if term or trunc:
+            break
+    return played
+
+
+@pytest.mark.parametrize("algo", ["ppo", "dqn"])
+@pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0", "TicTacToe-v0"])
+def test_smoke_run_writes_a_playable_model(tmp_path, algo, env_id):
+    out = tmp_path / "run"
+    path = train(
+        algo,
+        env_id,
+        steps=256,
+        seed=0,
+        out=out,
+        n_envs=4,
+        hp=small_hp(algo, env_id),
+        checkpoint_every=128,
+    )
+    assert path == out / "model.zip" and path.is_file()
+    config = json.loads((out / "config.json").read_text())
+    assert (config["algo"], config["env_id"], config["steps"]) == (algo, env_id, 256)
+    assert config["hyperparams"]["n_envs"] == load_hyperparams(algo, env_id)["n_envs"]
+    versions = json.loads((out / "versions.json").read_text())
+    assert {"python", "torch", "stable_baselines3", "sb3_contrib"} <= set(versions)
+    assert any((out / "checkpoints").glob(f"{algo}_*_steps.zip"))
+    assert any((out / "tb").iterdir())
+    # the model plays legal moves only: this env refuses anything else
+    agent = playahead.make_agent(f"{algo}:path={out}")
+    env = gym.make(env_id, illegal_action="raise")
+    assert play_a_game(agent, env) >= 1
+
+
+def test_same_seed_same_model(tmp_path):
+    def weights(out, seed):
+        train(
+            "ppo",
+            "Threes-v0",
+            steps=256,
+            seed=seed,
+            out=out,
+            n_envs=4,
+            hp=small_hp("ppo", "Threes-v0"),
+            tensorboard=False,
+        )
+        agent = playahead.make_agent(f"ppo:path={out}")
+        return [p.detach().numpy() for p in agent.model.policy.parameters()]
+
+    a, b = weights(tmp_path / "a", 1), weights(tmp_path / "b", 1)
+    c = weights(tmp_path / "c", 2)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
+
+
+def buffer_size(out) -> int:
+    (pkl,) = (out / "checkpoints").glob("dqn_replay_buffer_*_steps.pkl")
+    with open(pkl, "rb") as f:
+        buf = pickle.load(f)
+    return buf.size() * buf.n_envs
+
+
+def test_resume_continues_the_step_count_and_the_replay_buffer(tmp_path):
+    out = tmp_path / "run"
+    hp = small_hp("dqn", "2048-v0")
+    train("dqn", "2048-v0", steps=256, seed=0, out=out, n_envs=4, hp=hp)
+    assert buffer_size(out) == 256
+    train("dqn", "2048-v0", steps=512, seed=0, out=out, resume=True)
+    agent = playahead.make_agent(f"dqn:path={out}")
+    assert agent.model.num_timesteps == 512
+    assert (out / "checkpoints" / "dqn_512_steps.zip").is_file()
+    assert buffer_size(out) == 512  # the first 256 transitions were kept
+    assert len(list((out / "checkpoints").glob("dqn_replay_buffer_*"))) == 1
+    with pytest.raises(ValueError, match="cannot change n_envs"):
+        train("dqn", "2048-v0", steps=1024, out=out, resume=True, n_envs=8)
+    with pytest.raises(ValueError, match="holds a dqn run on 2048-v0"):
+        train("ppo", "2048-v0", steps=1024, out=out, resume=True)
+
+
+def test_ctrl_c_saves_a_checkpoint_to_resume_from(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    calls = []
+
+    def interrupt(self):
+        calls.append(1)
+        if len(calls) == 20:
+            raise KeyboardInterrupt
+        return True
+
+    monkeypatch.setattr(GameStats, "_on_step", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        train(
+            "ppo",
+            "2048-v0",
+            steps=4096,
+            seed=0,
+            out=out,
+            n_envs=4,
+            hp=small_hp("ppo", "2048-v0"),
+        )
+    assert (out / "checkpoints" / "ppo_80_steps.zip").is_file()
+    assert not (out / "model.zip").exists()
+    monkeypatch.undo()
+    train("ppo", "2048-v0", steps=160, out=out, resume=True)
+    agent = playahead.make_agent(f"ppo:path={out}")
+    assert agent.model.num_timesteps >= 160
+
+
+def test_command_line(tmp_path, capsys):
+    parser = argparse.ArgumentParser()
+    cli.configure(parser)
+    out = tmp_path / "cli"
+    args = parser.parse_args(
+        [
+            "ppo",
+            "--env",
+            "playahead/2048-v0",
+            "--steps",
+            "1_28",
+            "--seed",
+            "3",
+            "--out",
+            str(out),
+            "--n-envs",
+            "4",
+            "--hp",
+            "n_steps=32",
+            "--hp",
+            "batch_size=64",
+            "--hp",
+            "policy_kwargs.net_arch=[8]",
+            "--hp",
+            "policy_kwargs.features_extractor_kwargs.arch=mlp",
+            "--no-progress",
+            "--no-tensorboard",
+        ]
+    )
+    assert args.func(args) == 0
+    assert str(out / "model.zip") in capsys.readouterr().out
+    config = json.loads((out / "config.json").read_text())
+    assert config["env_id"] == "2048-v0" and config["seed"] == 3
+    assert config["hyperparams"]["policy_kwargs"]["net_arch"] == [8]
+    assert config["hyperparams"]["policy_kwargs"]["features_extractor_kwargs"] == {
+        "arch": "mlp",
+        "channels": 64,
+        "features_dim": 256,
+    }
+    with pytest.raises(SystemExit):
+        parser.parse_args(["ppo", "--env", "2048-v0", "--steps", "0"])
+
+
+def test_hp_overrides_parse_as_yaml():
+    assert parse_overrides(["a=1", "b=lin_3e-4", "c.d=[1, 2]", "c.e=true"]) == {
+        "a": 1,
+        "b": "lin_3e-4",
+        "c": {"d": [1, 2], "e": True},
+    }
+    with pytest.raises(ValueError, match="key=value"):
+        parse_overrides(["n_epochs"])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"algo": "a2c"}, "unknown algorithm 'a2c'"),
+        ({"env_id": "Nope-v0"}, "unknown env id 'Nope-v0'"),
+        ({"hp": {"n_epoch": 3}}, "no hyperparameter.*n_epoch.*accepted"),
+        ({"hp": {"learning_rate": "lin_fast"}}, "lin_<number>"),
+        (
+            {"hp": {"policy_kwargs": {"features_extractor_class": "Big"}}},
+            "features_extractor_class='Big'",
+        ),
+        ({"self_play_every": 100}, "one-player game"),
+        ({"colour": "red"}, "no option.*colour"),
+        ({"algo": "dqn", "hp": {"train_freq": [4, "fortnight"]}}, "fortnight"),
+        (
+            {"env_id": "Threes-v0", "env_kwargs": {"bonus_preview": "x"}},
+            "bonus_preview",
+        ),
+    ],
+)
+def test_bad_settings_are_refused(tmp_path, kwargs, message):
+    args = {
+        "algo": "ppo",
+        "env_id": "2048-v0",
+        "steps": 64,
+        "out": tmp_path / "r",
+        **kwargs,
+    }
+    with pytest.raises(ValueError, match=message):
+        train(**args)
+    assert not (tmp_path / "r").exists()  # nothing written
+
+
+def test_an_existing_run_is_not_overwritten(tmp_path):
+    out = tmp_path / "run"
+    train("ppo", "2048-v0", steps=64, out=out, n_envs=4, hp=small_hp("ppo", "2048-v0"))
+    before = (out / "model.zip").read_bytes()
+    with pytest.raises(ValueError, match="already holds a run"):
+        train("ppo", "2048-v0", steps=64, out=out)
+    assert (out / "model.zip").read_bytes() == before
+    with pytest.raises(FileNotFoundError, match="nothing to resume"):
+        train("ppo", "2048-v0", steps=64, out=tmp_path / "empty", resume=True)
