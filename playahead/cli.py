@@ -14,6 +14,10 @@ import sys
 
 # subcommand -> (module with configure(parser), one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": (
+        "playahead.demo",
+        "the main job: train PPO on Threes, play it against the planners",
+    ),
     "train": (
         "playahead.train.cli",
         "train a MaskablePPO or masked-DQN baseline (checkpoints, --resume, self-play)",
