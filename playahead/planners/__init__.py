@@ -1,0 +1,26 @@
+"""Look-ahead planners; importing this package registers them with ``make_agent``.
+
+* ``random``, ``greedy``: :mod:`playahead.planners.basic`
+* ``mc`` (flat Monte Carlo), ``lookahead`` (depth-limited Monte Carlo lookahead):
+  :mod:`playahead.planners.mc`
+* ``mcts`` (UCT with chance nodes and negamax backups): :mod:`playahead.planners.mcts`
+* ``minimax`` (negamax, alpha-beta, iterative deepening):
+  :mod:`playahead.planners.minimax`
+* ``expectimax``: :mod:`playahead.planners.expectimax`
+
+Every planner has ``act(env)`` and ``analyze(env) -> Analysis``; see
+:mod:`playahead.planners.base` for what they share.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+from playahead.planners import basic, mc, mcts, minimax
+from playahead.planners.base import Planner
+
+if importlib.util.find_spec("playahead.planners.expectimax") is not None:
+    importlib.import_module("playahead.planners.expectimax")
+
+__all__ = ["Planner", "basic", "mc", "mcts", "minimax"]

@@ -1,0 +1,163 @@
+"""The hint tool: positions built through restore_state, moves ranked best first, and
+clear errors for malformed positions."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+import pytest
+
+from playahead import hint as hint_tool
+from playahead.hint import hint, position, read_board
+
+THREES_BOARD = "1 2 0 3 / 0 6 0 0 / 0 0 3 0 / 2 0 0 1"
+FAST_TILES = "mcts:n_simulations=200"
+
+
+def _cli(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="playahead hint")
+    hint_tool.configure(parser)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_boards_read_from_text_json_and_lists():
+    rows = [["1", "2", "0", "3"], ["0", "6", "0", "0"], ["0", "0", "3", "0"]]
+    assert read_board("1 2 0 3 / 0 6 0 0 / 0 0 3 0") == rows
+    assert read_board("1,2,0,3\n0,6,0,0\n0,0,3,0\n") == rows
+    assert read_board("[[1, 2, 0, 3], [0, 6, 0, 0], [0, 0, 3, 0]]") == rows
+    assert read_board(np.array([[1, 2, 0, 3], [0, 6, 0, 0], [0, 0, 3, 0]])) == rows
+
+
+def test_threes_position_is_the_env_state_a_player_sees():
+    env, _ = position("threes", THREES_BOARD, 2)
+    np.testing.assert_array_equal(
+        env.board, [[1, 2, 0, 3], [0, 6, 0, 0], [0, 0, 3, 0], [2, 0, 0, 1]]
+    )
+    assert env.next_card == 2
+    obs = env._observation()
+    assert obs["deck"].tolist() == [4, 3, 4]  # a fresh deck less the previewed 2
+    env, _ = position("threes", THREES_BOARD, 3, deck="1,0,2")
+    assert env._observation()["deck"].tolist() == [1, 0, 2]
+
+
+def test_threes_bonus_preview_window():
+    board = "48 3 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 1"
+    env, _ = position("threes", board, "6")
+    assert env.next_card == (6,)
+    with pytest.raises(ValueError, match="highest card / 8"):
+        position("threes", board, "6,12")  # 12 > 48 / 8
+
+
+def test_threes_hint_ranks_every_legal_move_best_first():
+    result = hint("threes", THREES_BOARD, 2, agent=FAST_TILES)
+    env, _ = position("threes", THREES_BOARD, 2)
+    assert (
+        sorted(m.action for m in result.moves)
+        == np.flatnonzero(env.action_masks()).tolist()
+    )
+    assert result.best.action == result.analysis.action  # the planner's choice
+    values = [m.value for m in result.moves[1:]]
+    assert values == sorted(values, reverse=True)
+    assert all("expected final score" in m.why for m in result.moves)
+
+
+def test_2048_values_include_the_score_so_far():
+    board = [[2, 2, 0, 0], [4, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 8]]
+    result = hint("2048", board, agent=FAST_TILES, score=1000)
+    assert min(m.value for m in result.moves) >= 1000
+    assert {m.name for m in result.moves} == {"up", "right", "down", "left"}
+
+
+def test_tictactoe_hint_puts_the_forced_wins_first():
+    result = hint("tictactoe", "x o . / . x . / . . o")
+    assert [m.value for m in result.moves] == [1.0, 1.0, 0.0, 0.0, 0.0]
+    assert {m.action for m in result.moves[:2]} == {3, 6}
+    assert result.best.why == "solved: win in 3 plies"
+    assert result.moves[-1].why == "solved: draw"
+
+
+def test_tictactoe_rows_without_spaces():
+    assert hint("tictactoe", "xo./.x./..o").best.action in (3, 6)
+
+
+def test_connect_four_double_threat_is_a_solved_loss():
+    board = "......./......./......./......./...o.../..xxx.o"
+    result = hint("connect4", board)
+    assert all(m.value == -1.0 for m in result.moves)
+    assert all(m.why == "solved: loss in 2 plies" for m in result.moves)
+
+
+def test_nim_and_chips_from_pile_sizes():
+    nim = hint("nim", pile=13, k=3)
+    assert (nim.best.name, nim.best.value) == ("take 1", 1.0)
+    assert [m.value for m in nim.moves[1:]] == [-1.0, -1.0]
+    chips = hint("chips", pile=20, limit=6)
+    assert len(chips.moves) == 6
+    assert chips.best.value == 1.0
+    lost = hint("chips", pile=21)  # 21 is a Fibonacci number: the mover loses
+    assert all(m.value == -1.0 for m in lost.moves)
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("threes", "1 2 0 3 / 0 6 0 0 / 0 0 3 0", 2), ["4 rows of 4", "3 rows"]),
+        (("threes", "1 2 0 3 / 0 5 0 0 / 0 0 3 0 / 2 0 0 1", 2), ["5", "row 2"]),
+        (("threes", THREES_BOARD, 7), ["illegal preview", "7"]),
+        (("threes", THREES_BOARD, None), ["--next"]),
+        (("2048", "2 2 0 0 / 3 0 0 0 / 0 0 0 0 / 0 0 0 0"), ["3", "power of two"]),
+        (("tictactoe", "o o . / . x . / . . ."), ["x moves first", "1 and 2"]),
+        (("tictactoe", "x o . / . x"), ["2 rows"]),
+        (("tictactoe", "x x x / o o . / . . ."), ["game is over"]),
+        (("connect4", "......./......./......./...x.../......./..xo..."), ["column 3"]),
+        (("connect4", "z......" + "/......." * 5), ["'z'"]),
+        (("othello", "."), ["unknown game", "connect4"]),
+        (("nim", None), ["--pile"]),
+        (("2048", None), ["--board"]),
+    ],
+)
+def test_malformed_positions_name_the_problem(args, words):
+    with pytest.raises(ValueError) as err:
+        position(*args)
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_threes_deck_must_fit_the_preview():
+    with pytest.raises(ValueError, match="at most three 2s"):
+        position("threes", THREES_BOARD, 2, deck="4,4,4")
+    with pytest.raises(ValueError, match="0 to 4"):
+        position("threes", THREES_BOARD, 2, deck="5,1")
+
+
+def test_cli_prints_every_move_best_first(capsys):
+    assert _cli(["nim", "--pile", "13", "--k", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "3 legal moves" in out[0] and "minimax" in out[0]
+    assert out[1].split()[:3] == ["take", "1", "1.000"]
+    assert "solved: win" in out[1] and "solved: loss" in out[2]
+
+
+def test_cli_reads_a_board_file_and_prints_json(tmp_path, capsys):
+    path = tmp_path / "board.json"
+    path.write_text(
+        json.dumps([[1, 2, 0, 3], [0, 6, 0, 0], [0, 0, 3, 0], [2, 0, 0, 1]])
+    )
+    argv = ["threes", "--board-file", str(path), "--next", "2", "--agent", FAST_TILES]
+    assert _cli(argv + ["--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["agent"] == FAST_TILES
+    assert len(data["moves"]) == 4
+    assert {"action", "name", "value", "why"} <= set(data["moves"][0])
+
+
+def test_cli_rejects_board_and_board_file_together(tmp_path):
+    path = tmp_path / "b.txt"
+    path.write_text("x o . / . . . / . . .")
+    with pytest.raises(ValueError, match="not both"):
+        _cli(
+            ["tictactoe", "--board", "x . . / . . . / . . .", "--board-file", str(path)]
+        )
