@@ -1,0 +1,348 @@
+"""Compiled expectimax for 2048 and Threes on packed boards (see ``expectimax.py``).
+
+Depth counts the moves after the first, as nneonneo's 2048-ai does: at depth ``d`` the
+search plays the root move, then ``d`` times (chance, best move), and evaluates the
+last board. A chance node whose cumulative probability ``cprob`` is below ``cutoff``
+is evaluated instead of expanded. A position with no legal move is worth 0.
+
+Every search function takes two tuples:
+
+* ``ctx = (moves, rewards, table, tt_keys, tt_values, counters)``: the game's row tables
+  (``uint16[2, 65536]``, ``int32[2, 65536]``), the evaluator (``float64[65536]``, see
+  :mod:`playahead.planners.evaluators`), the transposition table and ``counters:
+  int64[2]`` (nodes, tt hits); a node is a position reached by a legal move.
+* ``cfg = (cutoff, reward_weight, stamp, shift, use_tt)``: ``reward_weight`` scales
+  the merge rewards added along the path (2048 only).
+
+Transposition table: ``tt_keys: uint64[n, 2]`` (board, aux) and ``tt_values:
+float64[n]``, ``n = 2**(32 - shift)``, always-replace. ``aux = stamp << 24 |
+depth_left << 16 | deck`` keys an entry on the remaining depth and, for Threes, the
+deck counts; the caller bumps ``stamp`` once per decision, which empties the table
+without clearing it.
+
+Moves act on "line space": rows of the board for left/right, rows of its transpose for
+up/down; side 0 moves toward column 0 (left, up) and side 1 toward column 3.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from playahead.games._board64 import count_empty, max_rank, transpose
+from playahead.planners.evaluators import evaluate_pair
+
+P_FOUR = 0.1
+BONUS_PROBABILITY = 1.0 / 21.0
+BONUS_ELIGIBLE_RANK = 7  # bonus cards once the highest card is >= 48; values 6 .. max/8
+
+_K1 = np.uint64(0x9E3779B1)
+_K2 = np.uint64(0x85EBCA6B)
+_M24 = np.uint64(0xFFFFFF)
+_M32 = np.uint64(0xFFFFFFFF)
+_ONES = np.uint64(0x1111111111111111)
+_NIB = np.uint64(0xF)
+_ROW = np.uint64(0xFFFF)
+_U16 = np.uint64(16)
+_U24 = np.uint64(24)
+_U32 = np.uint64(32)
+_U48 = np.uint64(48)
+
+
+def new_table(bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """An empty transposition table with ``2**bits`` slots: (keys, values)."""
+    return np.zeros((1 << bits, 2), dtype=np.uint64), np.zeros(1 << bits)
+
+
+@nb.njit(cache=True)
+def _slot(board, aux, shift):
+    """Hash of (board, aux) into ``2**(32 - shift)`` slots (32-bit products only, so
+    nothing overflows when the kernels run as plain Python)."""
+    x = (board & _M32) ^ (((board >> _U32) * _K1) & _M32) ^ (aux & _M24)
+    x = (x * _K2) & _M32
+    x ^= x >> np.uint64(15)
+    x = (x * _K1) & _M32
+    return np.int64(x >> shift)
+
+
+@nb.njit(cache=True)
+def _lookup(x, side, moves):
+    """Rows of ``x`` through ``moves[side]``: [2, 2, 4, 0] side 0 -> [4, 4, 0, 0]."""
+    return (
+        np.uint64(moves[side, x & _ROW])
+        | (np.uint64(moves[side, (x >> _U16) & _ROW]) << _U16)
+        | (np.uint64(moves[side, (x >> _U32) & _ROW]) << _U32)
+        | (np.uint64(moves[side, (x >> _U48) & _ROW]) << _U48)
+    )
+
+
+@nb.njit(cache=True)
+def _reward(x, side, rewards):
+    """Merge reward of moving the rows of ``x`` toward ``side``."""
+    return np.float64(
+        rewards[side, x & _ROW]
+        + rewards[side, (x >> _U16) & _ROW]
+        + rewards[side, (x >> _U32) & _ROW]
+        + rewards[side, (x >> _U48) & _ROW]
+    )
+
+
+@nb.njit(cache=True)
+def _has_top_rank(board):
+    """True if some cell holds rank 15 (Threes' 12288, which ends the game)."""
+    x = board & (board >> np.uint64(1))
+    x &= x >> np.uint64(2)
+    return (x & _ONES) != 0
+
+
+@nb.njit(cache=True)
+def _lookup_probe(board, aux, ctx, cfg):
+    """(slot, value or NaN) of the transposition table."""
+    tt_keys, tt_values, counters = ctx[3], ctx[4], ctx[5]
+    slot = _slot(board, aux, cfg[3])
+    if tt_keys[slot, 0] == board and tt_keys[slot, 1] == aux:
+        counters[1] += 1
+        return slot, tt_values[slot]
+    return slot, np.nan
+
+
+@nb.njit(cache=True)
+def _store(slot, board, aux, value, ctx):
+    ctx[3][slot, 0] = board
+    ctx[3][slot, 1] = aux
+    ctx[4][slot] = value
+
+
+# ------------------------------------------------------------------------- 2048
+
+
+@nb.njit(cache=True)
+def chance_2048(board, depth_left, cprob, ctx, cfg):
+    """Expected value of a 2048 afterstate: a 2 (0.9) or 4 (0.1) on each empty cell."""
+    moves, rewards, table, counters = ctx[0], ctx[1], ctx[2], ctx[5]
+    cutoff, reward_weight, stamp, use_tt = cfg[0], cfg[1], cfg[2], cfg[4]
+    board_t = transpose(board)
+    n = count_empty(board)
+    if depth_left <= 0 or cprob < cutoff or n == 0:
+        return evaluate_pair(board, board_t, table)
+    aux = (stamp << _U24) | (np.uint64(depth_left) << _U16)
+    slot = np.int64(0)
+    if use_tt:
+        slot, hit = _lookup_probe(board, aux, ctx, cfg)
+        if not np.isnan(hit):
+            return hit
+    res = 0.0
+    for cell in range(16):
+        at = np.uint64(4 * cell)
+        if (board >> at) & _NIB:
+            continue
+        at_t = np.uint64(4 * (4 * (cell & 3) + (cell >> 2)))
+        for k in range(2):
+            p = P_FOUR if k else 1.0 - P_FOUR
+            child_prob = cprob * p / n
+            leaf = depth_left <= 1 or child_prob < cutoff  # children are evaluated
+            child = board | (np.uint64(k + 1) << at)
+            child_t = board_t | (np.uint64(k + 1) << at_t)
+            best = 0.0
+            for a in range(4):
+                vertical = a == 0 or a == 2
+                side = 0 if a == 0 or a == 3 else 1
+                src = child_t if vertical else child
+                out = _lookup(src, side, moves)
+                if out == src:
+                    continue
+                counters[0] += 1
+                out_t = transpose(out)
+                if leaf:
+                    v = evaluate_pair(out, out_t, table)
+                else:
+                    after = out_t if vertical else out
+                    v = chance_2048(after, depth_left - 1, child_prob, ctx, cfg)
+                if reward_weight != 0.0:
+                    v += reward_weight * _reward(src, side, rewards)
+                if v > best:
+                    best = v
+            res += p * best
+    res /= n
+    if use_tt:
+        _store(slot, board, aux, res, ctx)
+    return res
+
+
+@nb.njit(cache=True)
+def root_2048(board, depth, ctx, cfg):
+    """float64[4]: the value of each first move (NaN if illegal)."""
+    moves, rewards, counters = ctx[0], ctx[1], ctx[5]
+    values = np.full(4, np.nan)
+    board_t = transpose(board)
+    for a in range(4):
+        vertical = a == 0 or a == 2
+        side = 0 if a == 0 or a == 3 else 1
+        src = board_t if vertical else board
+        out = _lookup(src, side, moves)
+        if out == src:
+            continue
+        counters[0] += 1
+        after = transpose(out) if vertical else out
+        values[a] = cfg[1] * _reward(src, side, rewards) + chance_2048(
+            after, depth, 1.0, ctx, cfg
+        )
+    return values
+
+
+# ------------------------------------------------------------------------- Threes
+
+
+@nb.njit(cache=True)
+def _moved_lines(diff):
+    """Number of 16-bit lines where ``diff`` is non-zero."""
+    n = 0
+    for line in range(4):
+        if (diff >> np.uint64(16 * line)) & _ROW:
+            n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def _card_at(out, line, side, card):
+    """``out`` (line space) with ``card`` at the far end of ``line`` from ``side``."""
+    far = 16 * line + (12 if side == 0 else 0)
+    return out | (np.uint64(card) << np.uint64(far))
+
+
+@nb.njit(cache=True)
+def card_node(board, deck, depth_left, cprob, ctx, cfg):
+    """Expected value of a Threes board whose next card is still unknown.
+
+    ``deck = ones | twos << 3 | threes << 6`` counts the basic cards left. The next
+    card is a bonus card (each of 6 .. max/8 alike) with probability 1/21 once the
+    highest card is >= 48, else a basic card drawn from the deck (refilled 4/4/4 when
+    empty). The player sees it and moves; it enters at the far end of a uniformly
+    chosen moved line. (One self-recursive function: numba's cache does not keep
+    mutually recursive ones.)
+    """
+    moves, table, counters = ctx[0], ctx[2], ctx[5]
+    cutoff, stamp, use_tt = cfg[0], cfg[2], cfg[4]
+    board_t = transpose(board)
+    if depth_left <= 0 or cprob < cutoff:
+        return evaluate_pair(board, board_t, table)
+    aux = (stamp << _U24) | (np.uint64(depth_left) << _U16) | np.uint64(deck)
+    slot = np.int64(0)
+    if use_tt:
+        slot, hit = _lookup_probe(board, aux, ctx, cfg)
+        if not np.isnan(hit):
+            return hit
+    ones = deck & 7
+    twos = (deck >> 3) & 7
+    threes = (deck >> 6) & 7
+    total = ones + twos + threes
+    if total == 0:
+        ones, twos, threes, total = 4, 4, 4, 12
+    top = max_rank(board)
+    n_bonus = top - BONUS_ELIGIBLE_RANK + 1 if top >= BONUS_ELIGIBLE_RANK else 0
+    p_basic = 1.0 - BONUS_PROBABILITY if n_bonus > 0 else 1.0
+    res = 0.0
+    for option in range(3 + n_bonus):
+        card = option + 1  # ranks 1, 2, 3, then the bonus ranks 4 .. top - 3
+        if option < 3:
+            count = ones if card == 1 else (twos if card == 2 else threes)
+            if count == 0:
+                continue
+            p = p_basic * count / total
+            child_deck = (
+                ones
+                - (card == 1)
+                + ((twos - (card == 2)) << 3)
+                + ((threes - (card == 3)) << 6)
+            )
+        else:
+            p = BONUS_PROBABILITY / n_bonus
+            child_deck = deck
+        best = 0.0
+        for a in range(4):
+            vertical = a == 0 or a == 2
+            side = 0 if a == 0 or a == 3 else 1
+            src = board_t if vertical else board
+            out = _lookup(src, side, moves)
+            if out == src:
+                continue
+            counters[0] += 1
+            if _has_top_rank(out):  # 6144 + 6144: the game ends, no card enters
+                v = evaluate_pair(out, transpose(out), table)
+            else:
+                diff = out ^ src
+                q = 1.0 / _moved_lines(diff)
+                child_prob = cprob * p * q
+                leaf = depth_left <= 1 or child_prob < cutoff
+                v = 0.0
+                for line in range(4):
+                    if (diff >> np.uint64(16 * line)) & _ROW == 0:
+                        continue
+                    x = _card_at(out, line, side, card)
+                    x_t = transpose(x)
+                    if leaf:
+                        v += evaluate_pair(x, x_t, table)
+                    else:
+                        child = x_t if vertical else x
+                        v += card_node(
+                            child, child_deck, depth_left - 1, child_prob, ctx, cfg
+                        )
+                v *= q
+            if v > best:
+                best = v
+        res += p * best
+    if use_tt:
+        _store(slot, board, aux, res, ctx)
+    return res
+
+
+@nb.njit(cache=True)
+def root_threes(board, cards, depth, ctx, cfg):
+    """float64[4]: the value of each first move (NaN if illegal).
+
+    ``cards`` is the env's cards word: the deck counts after the preview was taken
+    (bits 0-8) and the preview window ``lo..hi`` (bits 9-12 and 13-16); the card that
+    enters is uniform in the window.
+    """
+    moves, table, counters = ctx[0], ctx[2], ctx[5]
+    values = np.full(4, np.nan)
+    if _has_top_rank(board):
+        return values
+    deck = cards & 511
+    lo = (cards >> 9) & 15
+    hi = cards >> 13
+    board_t = transpose(board)
+    for a in range(4):
+        vertical = a == 0 or a == 2
+        side = 0 if a == 0 or a == 3 else 1
+        src = board_t if vertical else board
+        out = _lookup(src, side, moves)
+        if out == src:
+            continue
+        counters[0] += 1
+        if _has_top_rank(out):
+            values[a] = evaluate_pair(out, transpose(out), table)
+            continue
+        diff = out ^ src
+        q = 1.0 / (_moved_lines(diff) * (hi - lo + 1))
+        v = 0.0
+        for card in range(lo, hi + 1):
+            for line in range(4):
+                if (diff >> np.uint64(16 * line)) & _ROW:
+                    x = _card_at(out, line, side, card)
+                    child = transpose(x) if vertical else x
+                    v += card_node(child, deck, depth, q, ctx, cfg)
+        values[a] = v * q
+    return values
+
+
+@nb.njit(cache=True)
+def distinct_ranks(board):
+    """Number of distinct non-zero ranks on the board."""
+    seen = 0
+    for i in range(16):
+        seen |= 1 << np.int64((board >> np.uint64(4 * i)) & _NIB)
+    count = 0
+    for r in range(1, 16):
+        count += (seen >> r) & 1
+    return count

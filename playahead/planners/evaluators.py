@@ -1,0 +1,225 @@
+"""Board evaluators for the 2048 and Threes planners, as 65536-entry row tables.
+
+Every evaluator here is a sum of one per-line score over the four rows and the four
+columns of the packed board (:func:`evaluate`), so a board costs eight table lookups.
+A line is four ranks read from the wall outward (``line[0]`` is column 0 of a row, or
+row 0 of a column); the scores below are symmetric enough that reading direction does
+not matter.
+
+* ``"monotonic"`` (2048): the heuristic of nneonneo's 2048-ai, per line
+  ``LOST + EMPTY * empty + MERGES * merges - MONOTONICITY * min(left, right)
+  - SUM * sum(rank ** 3.5)``, where ``merges`` counts the tiles in runs of equal ranks
+  (gaps ignored), and ``left``/``right`` sum the rises ``rank ** 4`` toward each end.
+  Weights are the published ones (200000, 270, 700, 47, 11).
+* ``"openness"`` (Threes): in the spirit of Threesus's "openness": points for empty
+  cells, for neighbours that can merge (1 + 2, or equal cards >= 3) and for a card next
+  to the card of twice its value; a penalty for a card trapped between walls or higher
+  white cards; a bonus when the line's largest card (>= 12) sits at an end of the line.
+* ``"score"`` (both): the game's score. For Threes, half the board's score on each of
+  rows and columns (the sum is the exact score). For 2048 the table is zero and the
+  planner adds each move's merge reward instead (:attr:`Evaluator.reward_weight`).
+
+Positions with no legal move are worth 0 to the planner; the heuristic tables carry a
+per-line constant (``LOST``) so that every living board is worth more than that.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import numba as nb
+import numpy as np
+
+from playahead.games import threes
+from playahead.games._board64 import transpose
+
+__all__ = ["EVALUATORS", "Evaluator", "evaluate", "get_evaluator"]
+
+GAMES = ("2048", "Threes")
+
+# nneonneo/2048-ai's published heuristic weights.
+MONO_LOST = 200000.0
+MONO_POWER = 4.0
+MONO_WEIGHT = 47.0
+MONO_SUM_POWER = 3.5
+MONO_SUM_WEIGHT = 11.0
+MONO_MERGES_WEIGHT = 700.0
+MONO_EMPTY_WEIGHT = 270.0
+
+# Openness weights (per line; a board counts every cell in one row and one column).
+OPEN_LOST = 100.0
+OPEN_EMPTY = 3.0
+OPEN_MERGE = 4.0
+OPEN_DOUBLE = 2.0
+OPEN_TRAPPED = 5.0
+OPEN_EDGE = 3.0
+OPEN_EDGE_MIN_RANK = 5  # a 12
+
+_ROW = np.uint64(0xFFFF)
+
+
+@dataclasses.dataclass(frozen=True)
+class Evaluator:
+    """A board evaluator ready for the compiled search.
+
+    Attributes:
+        name: the evaluator's name (a key of :data:`EVALUATORS`).
+        game: ``"2048"`` or ``"Threes"``.
+        table: ``float64[65536]``, the score of each 16-bit line; a board scores the sum
+            over its 4 rows and 4 columns.
+        reward_weight: weight of each move's merge reward added along the search path
+            (1.0 for 2048's ``"score"``, else 0.0).
+        value_kind: ``"eval"`` (heuristic units) or ``"score"`` (game points).
+    """
+
+    name: str
+    game: str
+    table: np.ndarray
+    reward_weight: float
+    value_kind: str
+
+
+@nb.njit(cache=True)
+def rows_value(x, table):
+    """Sum of ``table`` over the four 16-bit rows of ``x``."""
+    return (
+        table[x & _ROW]
+        + table[(x >> np.uint64(16)) & _ROW]
+        + table[(x >> np.uint64(32)) & _ROW]
+        + table[(x >> np.uint64(48)) & _ROW]
+    )
+
+
+@nb.njit(cache=True)
+def evaluate_pair(board, board_t, table):
+    """:func:`evaluate` given the board and its transpose (in either order)."""
+    return rows_value(board, table) + rows_value(board_t, table)
+
+
+@nb.njit(cache=True)
+def evaluate(board, table):
+    """Sum of ``table`` over the 4 rows and 4 columns of a packed board."""
+    return evaluate_pair(board, transpose(board), table)
+
+
+@nb.njit(cache=True)
+def monotonic_line(line):
+    """nneonneo's 2048 line heuristic; [0, 0, 0, 0] -> 200000 + 4 * 270."""
+    total_sum = 0.0
+    empty = 0
+    merges = 0
+    prev = 0
+    run = 0
+    for i in range(4):
+        rank = line[i]
+        total_sum += float(rank) ** MONO_SUM_POWER
+        if rank == 0:
+            empty += 1
+        else:
+            if prev == rank:
+                run += 1
+            elif run > 0:
+                merges += 1 + run
+                run = 0
+            prev = rank
+    if run > 0:
+        merges += 1 + run
+    left = 0.0
+    right = 0.0
+    for i in range(1, 4):
+        a = float(line[i - 1]) ** MONO_POWER
+        b = float(line[i]) ** MONO_POWER
+        if line[i - 1] > line[i]:
+            left += a - b
+        else:
+            right += b - a
+    return (
+        MONO_LOST
+        + MONO_EMPTY_WEIGHT * empty
+        + MONO_MERGES_WEIGHT * merges
+        - MONO_WEIGHT * min(left, right)
+        - MONO_SUM_WEIGHT * total_sum
+    )
+
+
+@nb.njit(cache=True)
+def openness_line(line):
+    """Threes openness of one line; [1, 2, 0, 0] -> 100 + 2 * 3 (empty) + 4 (1 + 2)."""
+    total = OPEN_LOST
+    top = 0
+    for i in range(4):
+        c = line[i]
+        top = max(top, c)
+        if c == 0:
+            total += OPEN_EMPTY
+            continue
+        if i < 3:
+            d = line[i + 1]
+            if d != 0:
+                if c + d == 3 or (c == d and c >= 3):
+                    total += OPEN_MERGE
+                if c >= 3 and d >= 3 and (c == d + 1 or d == c + 1):
+                    total += OPEN_DOUBLE
+        left_wall = i == 0 or (line[i - 1] >= 3 and c < line[i - 1])
+        right_wall = i == 3 or (line[i + 1] >= 3 and c < line[i + 1])
+        if left_wall and right_wall:
+            total -= OPEN_TRAPPED
+    if top >= OPEN_EDGE_MIN_RANK and (line[0] == top or line[3] == top):
+        total += OPEN_EDGE
+    return total
+
+
+@nb.njit(cache=True)
+def _line_table(kind):
+    """float64[65536] of a line score (0 monotonic, 1 openness) over all 16-bit rows."""
+    out = np.empty(1 << 16, dtype=np.float64)
+    line = np.empty(4, dtype=np.int64)
+    for row in range(1 << 16):
+        for i in range(4):
+            line[i] = (row >> (4 * i)) & 0xF
+        out[row] = monotonic_line(line) if kind == 0 else openness_line(line)
+    return out
+
+
+def _score_table(game: str) -> tuple[np.ndarray, float]:
+    if game == "2048":
+        return np.zeros(1 << 16), 1.0
+    return threes.tables(True)[2].astype(np.float64) / 2.0, 0.0
+
+
+#: name -> (games it applies to, value kind, one-line description)
+EVALUATORS: dict[str, tuple[tuple[str, ...], str, str]] = {
+    "monotonic": (("2048",), "eval", "nneonneo's 2048 heuristic (rows and columns)"),
+    "openness": (("Threes",), "eval", "Threesus-style openness (rows and columns)"),
+    "score": (GAMES, "score", "the game's score"),
+}
+
+
+@functools.cache
+def get_evaluator(name: str, game: str) -> Evaluator:
+    """The evaluator ``name`` for ``game`` (tables built once, then cached).
+
+    Args:
+        name: a key of :data:`EVALUATORS`.
+        game: ``"2048"`` or ``"Threes"``.
+
+    Raises:
+        ValueError: unknown name, or an evaluator that does not apply to ``game``.
+    """
+    if game not in GAMES:
+        raise ValueError(f"evaluators exist for {GAMES}, not {game!r}")
+    if name not in EVALUATORS:
+        raise ValueError(
+            f"unknown evaluator {name!r}; choose from {sorted(EVALUATORS)}"
+        )
+    games, kind, _ = EVALUATORS[name]
+    if game not in games:
+        fits = sorted(n for n, (g, _, _) in EVALUATORS.items() if game in g)
+        raise ValueError(f"evaluator {name!r} is not for {game}; for {game} use {fits}")
+    if name == "score":
+        table, reward_weight = _score_table(game)
+    else:
+        table, reward_weight = _line_table(0 if name == "monotonic" else 1), 0.0
+    table.setflags(write=False)
+    return Evaluator(name, game, table, reward_weight, kind)

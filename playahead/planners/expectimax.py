@@ -1,0 +1,212 @@
+"""``expectimax``: exact expectimax with a probability cut-off for 2048 and Threes.
+
+The search alternates the player's best move with exact chance nodes:
+
+* 2048: after a move, a 2 (p = 0.9) or a 4 (p = 0.1) on each empty cell, uniformly.
+* Threes: the previewed card (a basic card, or each value of a bonus window alike)
+  enters at the far end of each moved line, uniformly. Deeper down the next card is
+  unknown when it is drawn: a bonus card (each of 6 .. max/8 alike, as nneonneo's
+  threes-ai models it) with probability 1/21 once the highest card is >= 48, else a
+  basic card with the probabilities of the counted deck (1s, 2s and 3s left; 4/4/4
+  after a refill). The player sees that card before moving, so the search draws it
+  first and then picks the best move for it.
+
+Depth counts the moves after the first, as nneonneo's 2048-ai does: depth ``d`` plays
+the root move, then ``d`` rounds of (chance, best move), and evaluates the last board
+with a row-table evaluator (:mod:`playahead.planners.evaluators`). Chance branches
+whose cumulative probability falls below ``prob_cutoff`` are evaluated instead of
+expanded. With ``depth=None`` the depth follows the board: ``max(3, distinct ranks -
+2)``, at most ``max_depth``. A transposition table keyed on the board, the remaining
+depth and (Threes) the deck counts is shared by all root moves and emptied at each
+decision.
+
+Fairness: the planner reads the position through ``clone_state()`` only (board, and for
+Threes the preview and the deck counts a player can count); it never reads the env's
+generator or the order of the deck. The search is exact, so it draws no chance at all;
+its own generator breaks ties between equal values.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from playahead.agents import Analysis, register_agent
+from playahead.games import threes, twenty48
+from playahead.planners import _expectimax_kernels as kernels
+from playahead.planners.base import Planner, Root, check_positive, pick_max
+from playahead.planners.evaluators import EVALUATORS, get_evaluator
+
+__all__ = ["ExpectimaxAgent"]
+
+#: Evaluator used when none is given.
+DEFAULT_EVALUATOR = {"2048": "monotonic", "Threes": "openness"}
+#: Largest automatic depth when ``max_depth`` is not given.
+DEFAULT_MAX_DEPTH = {"2048": 6, "Threes": 4}
+_GAMES = {"2048": "2048", "threes": "Threes"}
+_MAX_STAMP = 1 << 39
+
+
+class ExpectimaxAgent(Planner):
+    """``expectimax``: depth-limited expectimax with exact chance for 2048 and Threes.
+
+    ``analyze`` gives every legal first move its expected evaluation at the horizon
+    (NaN for illegal moves); ``value_kind`` is ``"eval"`` for the heuristic evaluators
+    and ``"score"`` for ``evaluator="score"`` (expected score at the horizon). Stats:
+    ``nodes`` (positions reached by a legal move), ``tt_hits``, ``depth`` (deepest
+    completed search), ``seconds``, ``evaluator``.
+
+    Args:
+        depth: moves searched after the first (nneonneo's count), or None for
+            ``max(3, distinct ranks - 2)`` capped at ``max_depth``. With a
+            ``time_limit`` the search deepens 1, 2, ... up to ``depth`` (or
+            ``max_depth``) while the next iteration is predicted to fit.
+        prob_cutoff: chance branches with cumulative probability below this are
+            evaluated instead of expanded (0 expands everything to ``depth``).
+        evaluator: ``"monotonic"`` (2048, the default there), ``"openness"`` (Threes,
+            the default there) or ``"score"`` (either game).
+        time_limit: seconds per decision (soft: a started iteration finishes), or None.
+        seed: seed of the generator that breaks ties (None: fresh entropy).
+        max_depth: cap of the automatic and time-limited depth (None: 6 for 2048, 4
+            for Threes).
+        tt_bits: the transposition table has ``2**tt_bits`` slots (24 bytes each).
+        transposition: False turns the transposition table off.
+
+    Raises:
+        ValueError: a bad option here; in ``analyze``/``act``, a game other than
+            2048 and Threes, an evaluator for the other game, or a finished game.
+    """
+
+    name = "expectimax"
+
+    def __init__(
+        self,
+        *,
+        depth: int | None = None,
+        prob_cutoff: float = 1e-4,
+        evaluator: str | None = None,
+        time_limit: float | None = None,
+        seed: int | None = None,
+        max_depth: int | None = None,
+        tt_bits: int = 16,
+        transposition: bool = True,
+    ):
+        super().__init__(seed=seed, time_limit=time_limit, compiled=True)
+        if depth is not None and (
+            isinstance(depth, bool)
+            or not isinstance(depth, int | np.integer)
+            or depth < 0
+        ):
+            raise ValueError(f"depth must be an integer >= 0 or none, got {depth!r}")
+        self.depth = None if depth is None else int(depth)
+        if (
+            isinstance(prob_cutoff, bool)
+            or not isinstance(prob_cutoff, int | float | np.integer | np.floating)
+            or not 0 <= prob_cutoff < 1
+        ):
+            raise ValueError(
+                f"prob_cutoff must be a number in [0, 1), got {prob_cutoff!r}"
+            )
+        self.prob_cutoff = float(prob_cutoff)
+        if evaluator is not None and evaluator not in EVALUATORS:
+            raise ValueError(
+                f"unknown evaluator {evaluator!r}; choose from {sorted(EVALUATORS)} "
+                "(or none for the game's default)"
+            )
+        self.evaluator = evaluator
+        self.max_depth = check_positive("max_depth", max_depth, allow_none=True)
+        if (
+            isinstance(tt_bits, bool)
+            or not isinstance(tt_bits, int)
+            or not (8 <= tt_bits <= 28)
+        ):
+            raise ValueError(f"tt_bits must be an integer in 8..28, got {tt_bits!r}")
+        self.tt_bits = tt_bits
+        self.transposition = bool(transposition)
+        self._tt: tuple[np.ndarray, np.ndarray] | None = None
+        self._stamp = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"ExpectimaxAgent(depth={self.depth!r}, prob_cutoff={self.prob_cutoff!r}, "
+            f"evaluator={self.evaluator!r}, seed={self.seed!r})"
+        )
+
+    # ------------------------------------------------------------------ search
+    def _analyze(self, root: Root, rng: np.random.Generator, deadline: float):
+        game = _GAMES.get(root.kind)
+        if game is None:
+            raise ValueError(
+                "expectimax plays 2048-v0 and Threes-v0 (playahead's own env classes); "
+                f"got {type(root.env).__name__}"
+            )
+        ev = get_evaluator(self.evaluator or DEFAULT_EVALUATOR[game], game)
+        state = root.env.clone_state()
+        board = np.uint64(state.board)
+        cap = self.max_depth or DEFAULT_MAX_DEPTH[game]
+        if self.time_limit is None:
+            target = self.depth
+            if target is None:
+                target = min(cap, max(3, kernels.distinct_ranks(board) - 2))
+            depths = [target]
+        else:
+            deepest = cap if self.depth is None else self.depth
+            depths = list(range(min(1, deepest), deepest + 1))
+        counters = np.zeros(2, dtype=np.int64)
+        tt = self._table()
+        values, done, prev, last = None, 0, 0.0, 0.0
+        for i, d in enumerate(depths):
+            start = time.perf_counter()
+            if i > 0:
+                growth = max(last / prev, 2.0) if prev > 0 else 8.0
+                if start + last * growth > deadline:
+                    break
+            values = self._search(game, state, board, d, ev, tt, counters)
+            done = d
+            prev, last = (last, time.perf_counter() - start)
+        if ev.value_kind == "score" and game == "2048":
+            values = values + root.score
+        action = pick_max(values, rng)
+        stats = {
+            "nodes": int(counters[0]),
+            "tt_hits": int(counters[1]),
+            "depth": done,
+            "evaluator": ev.name,
+        }
+        return Analysis(action, values, value_kind=ev.value_kind, stats=stats)
+
+    def _search(self, game, state, board, depth, ev, tt, counters) -> np.ndarray:
+        if game == "2048":
+            moves, rewards = twenty48.TABLES
+        else:
+            moves, rewards, _ = threes.tables(state.merge_6144)
+        ctx = (moves, rewards, ev.table, tt[0], tt[1], counters)
+        cfg = (
+            self.prob_cutoff,
+            float(ev.reward_weight),
+            np.uint64(self._stamp),
+            np.uint64(32 - self.tt_bits),
+            self.transposition,
+        )
+        if game == "2048":
+            return kernels.root_2048(board, np.int64(depth), ctx, cfg)
+        return kernels.root_threes(
+            board, np.int64(state.cards), np.int64(depth), ctx, cfg
+        )
+
+    def _table(self) -> tuple[np.ndarray, np.ndarray]:
+        """This decision's (empty) transposition table."""
+        self._stamp += 1
+        if self._tt is None or self._stamp >= _MAX_STAMP:
+            self._tt = kernels.new_table(self.tt_bits if self.transposition else 1)
+            self._stamp = 1
+        return self._tt
+
+
+register_agent(
+    "expectimax",
+    ExpectimaxAgent,
+    "expectimax with exact chance, probability cut-off and row-table evaluators "
+    "(2048, Threes)",
+)
