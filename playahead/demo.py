@@ -20,9 +20,9 @@ from pathlib import Path
 SEARCH_AGENTS = (
     "random",
     "greedy",
-    "mc:n_rollouts=40",
-    "mcts:n_simulations=60",
-    "expectimax:depth=1",
+    "mc:n_rollouts=1000",
+    "mcts:n_simulations=2000",
+    "expectimax:depth=3",
 )
 
 
@@ -35,12 +35,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=100_000,
         help="MaskablePPO training steps (0: no learned agent)",
     )
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        default=list(SEARCH_AGENTS),
+        metavar="SPEC",
+        help="the search agents (default: %(default)s)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="root seed")
     parser.add_argument("--workers", type=int, default=2, help="evaluation processes")
     parser.add_argument(
         "--replay-speed",
         type=float,
-        default=40.0,
+        default=100.0,
         help="moves per second of the replay (0: only the last board)",
     )
     parser.set_defaults(func=run)
@@ -54,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    agents = list(SEARCH_AGENTS)
+    agents = list(args.agents)
     if args.train_steps > 0:
         console.rule("[bold]1. Learning: MaskablePPO on Threes-v0")
         agents.append(f"ppo:path={_train(args, out, console)}")
