@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import abc
+
 import numpy as np
 from gymnasium import spaces
 
@@ -78,8 +80,9 @@ class _TakeAwayEnv(TwoPlayerEnv):
             lines.append(f"{self._names[player]} may take 1..{min(limit, pile)}")
         return "\n".join(lines + [self._status(self._names)]) + "\n"
 
+    @abc.abstractmethod
     def _draw_item(self, img, y, x, rgb) -> None:
-        raise NotImplementedError
+        """Draw one stick or chip with its top-left corner at (y, x)."""
 
     def _render_rgb(self) -> np.ndarray:
         pile, _, _, held_0, held_1, _ = self._pos
