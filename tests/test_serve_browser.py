@@ -16,11 +16,10 @@ from playahead.serve.app import start_in_thread
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="needs Playwright: pip install playwright"
 )
-if not Path(CHROMIUM).exists():
-    pytest.skip(
-        f"needs Chromium at {CHROMIUM}: apt-get install -y chromium",
-        allow_module_level=True,
-    )
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(),
+    reason=f"needs Chromium at {CHROMIUM}: apt-get install -y chromium",
+)
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 CHANGED = "before => document.querySelector('#board').dataset.board !== before"
