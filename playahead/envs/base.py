@@ -100,6 +100,8 @@ class GameEnv(gym.Env, metaclass=abc.ABCMeta):
         return info
 
     def _check_action(self, action) -> int:
+        if type(action) is int and 0 <= action < self.action_space.n:
+            return action  # the common case, checked cheaply
         try:
             a = int(action)
         except (TypeError, ValueError):

@@ -11,7 +11,7 @@ from playahead.envs.base import GameEnv
 from playahead.envs.human import render_human
 from playahead.envs.render import ansi_grid, tile_grid_image
 from playahead.games import threes, twenty48
-from playahead.games._board64 import MASKS, legal_bits, max_rank, unpack
+from playahead.games._board64 import MASKS, legal_bits, max_rank, unpack, unpack_into
 
 _U64_MAX = (1 << 64) - 1
 
@@ -127,6 +127,8 @@ class Twenty48Env(_TileEnv):
         self.observation_space = spaces.Box(0, 15, (4, 4), dtype=np.uint8)
         self._moves_table, self._rewards_table = twenty48.TABLES
         self._score = 0
+        self._obs = np.zeros((4, 4), dtype=np.uint8)  # ranks of the board
+        self._top = 0  # largest rank on the board
 
     @staticmethod
     def _to_faces(board) -> np.ndarray:
@@ -135,6 +137,7 @@ class Twenty48Env(_TileEnv):
     def _set(self, board) -> None:
         self._board = np.uint64(board)
         self._bits = legal_bits(self._board, *twenty48.TABLES)
+        self._top = unpack_into(self._board, self._obs)
 
     def _reset_state(self, options) -> None:
         self._score = 0
@@ -142,8 +145,8 @@ class Twenty48Env(_TileEnv):
         self._set(twenty48.new_game(self.np_random))
 
     def _apply(self, action: int) -> float:
-        board, reward, self._bits = twenty48.step_with(
-            self._board, action, self.np_random.random(), *twenty48.TABLES
+        board, reward, self._bits, self._top = twenty48.step_with(
+            self._board, action, self.np_random.random(), *twenty48.TABLES, self._obs
         )
         self._board = np.uint64(board)
         self._score += reward
@@ -151,12 +154,12 @@ class Twenty48Env(_TileEnv):
         return reward
 
     def _observation(self) -> np.ndarray:
-        return self._ranks()
+        return self._obs.copy()
 
     def _info_extra(self) -> dict:
         return {
             "score": self._score,
-            "max_tile": 1 << max_rank(self._board) if self._board else 0,
+            "max_tile": 1 << self._top if self._top else 0,
             "moves": self._moves,
         }
 

@@ -41,6 +41,17 @@ def unpack(board):
 
 
 @nb.njit(cache=True)
+def unpack_into(board, out):
+    """Write the ranks of ``board`` into ``out`` (uint8[4, 4]); returns the top rank."""
+    top = 0
+    for i in range(16):
+        v = (board >> np.uint64(4 * i)) & _NIB
+        out[i // 4, i % 4] = v
+        top = max(top, np.int64(v))
+    return top
+
+
+@nb.njit(cache=True)
 def get_cell(board, index):
     """Rank of cell ``index = 4 * row + col``."""
     return np.int64((board >> np.uint64(4 * index)) & _NIB)

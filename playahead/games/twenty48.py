@@ -37,6 +37,7 @@ from playahead.games._board64 import (
     pack,
     set_cell,
     unpack,
+    unpack_into,
 )
 
 __all__ = [
@@ -124,17 +125,18 @@ def spawn(board, rng):
 
 
 @nb.njit(cache=True)
-def step_with(board, action, u, moves, rewards):
-    """Move, spawn with draw ``u``, and find the legal moves, in one call.
+def step_with(board, action, u, moves, rewards, ranks_out):
+    """Move, spawn with draw ``u``, find the legal moves and write the ranks of the new
+    board into ``ranks_out`` (uint8[4, 4]), in one call (what an env step needs).
 
-    Returns ``(board, reward, legal_bits)``; an illegal move returns the same board and
-    reward -1.
+    Returns ``(board, reward, legal_bits, top_rank)``; an illegal move returns the same
+    board and reward -1.
     """
     after, reward = move(board, action, moves, rewards)
-    if reward < 0:
-        return board, reward, legal_bits(board, moves, rewards)
-    after = spawn_with(after, u)
-    return after, reward, legal_bits(after, moves, rewards)
+    if reward >= 0:
+        board = spawn_with(after, u)
+    top = unpack_into(board, ranks_out)
+    return board, reward, legal_bits(board, moves, rewards), top
 
 
 @nb.njit(cache=True)
