@@ -14,6 +14,7 @@ import sys
 
 # subcommand -> (module with configure(parser), one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "curves": ("playahead.train.curves", "plot learning curves of training runs"),
     "hint": ("playahead.hint", "the value of every legal move in a position"),
     "demo": (
         "playahead.demo",
