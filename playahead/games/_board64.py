@@ -52,6 +52,18 @@ def unpack_into(board, out):
 
 
 @nb.njit(cache=True)
+def line_cell(action, line, j):
+    """(row, col) of position j (0 = at the wall) of line ``line`` for ``action``."""
+    if action == UP:
+        return j, line
+    if action == RIGHT:
+        return line, 3 - j
+    if action == DOWN:
+        return 3 - j, line
+    return line, j
+
+
+@nb.njit(cache=True)
 def get_cell(board, index):
     """Rank of cell ``index = 4 * row + col``."""
     return np.int64((board >> np.uint64(4 * index)) & _NIB)

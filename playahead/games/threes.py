@@ -38,6 +38,7 @@ from playahead.games._board64 import (
     build_row_tables,
     count_empty,
     legal_bits,
+    line_cell,
     max_rank,
     move_rows,
     nth_empty,
@@ -408,27 +409,15 @@ def _slide_ranks(ranks, action, merge_6144):
     moved = 0
     for i in range(4):
         for j in range(4):  # j = distance from the wall the cards move toward
-            r, c = _cell(action, i, j)
+            r, c = line_cell(action, i, j)
             line[j] = ranks[r, c]
         new = slide_line(line, merge_6144)
         for j in range(4):
-            r, c = _cell(action, i, j)
+            r, c = line_cell(action, i, j)
             out[r, c] = new[j]
             if new[j] != line[j]:
                 moved |= 1 << i
     return out, moved
-
-
-@nb.njit(cache=True)
-def _cell(action, line, j):
-    """(row, col) of position j (0 = at the wall) of line ``line`` for ``action``."""
-    if action == 0:
-        return j, line
-    if action == 1:
-        return line, 3 - j
-    if action == 2:
-        return 3 - j, line
-    return line, j
 
 
 def slide(board, action: int, merge_6144: bool = True) -> tuple[np.ndarray, int]:
