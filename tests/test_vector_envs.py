@@ -79,3 +79,23 @@ def test_bad_actions_are_refused():
         env.step(np.array([0, 1, 2, 4]))
     with pytest.raises(ValueError, match="4 integers"):
         env.step(np.array([0, 1]))
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_partial_reset_touches_only_the_masked_boards(env_id):
+    env = _make(env_id, n=6)
+    _, info = env.reset(seed=9)
+    rng = np.random.default_rng(9)
+    for _ in range(30):
+        obs, _, _, _, info = env.step(_random_actions(info["action_mask"], rng))
+    before = obs["board"] if isinstance(obs, dict) else obs
+    which = np.array([True, False, True, False, False, False])
+    fresh, info = env.reset(options={"reset_mask": which})
+    after = fresh["board"] if isinstance(fresh, dict) else fresh
+    assert np.array_equal(after[~which], before[~which])
+    assert (
+        (after[which] > 0).sum(axis=(1, 2)) == (2 if env_id == "2048-v0" else 9)
+    ).all()
+    assert info["action_mask"][which].any(axis=1).all()
+    with pytest.raises(ValueError, match="reset_mask"):
+        env.reset(options={"reset_mask": np.ones(3, dtype=bool)})

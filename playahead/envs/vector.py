@@ -4,6 +4,7 @@
 returns a :class:`Twenty48VectorEnv`. It follows Gymnasium's ``VectorEnv`` API with
 next-step autoreset (Gymnasium's default): the step after an episode ends resets that
 board, ignores its action and returns reward 0. Illegal moves are no-ops with reward 0.
+``reset(options={"reset_mask": mask})`` resets only the boards where ``mask`` is True.
 ``infos`` holds ``score``, ``max_tile`` and ``action_mask`` (``bool[num_envs, 4]``,
 also returned by :meth:`action_masks`).
 
@@ -86,6 +87,43 @@ def _threes_step(
         scores[i] = threes.score(boards[i], row_scores)
 
 
+@nb.njit(cache=True)
+def _twenty48_reset(which, boards, scores, done, masks, top, rng, moves, rewards):
+    """New games on the boards where ``which[i]``; the others are untouched."""
+    for i in range(boards.shape[0]):
+        if which[i]:
+            boards[i] = twenty48.new_game(rng)
+            scores[i] = 0
+            masks[i] = twenty48.legal_mask(boards[i], moves, rewards)
+            done[i] = False
+            top[i] = max_rank(boards[i])
+
+
+@nb.njit(cache=True)
+def _threes_reset(
+    which,
+    boards,
+    cards,
+    scores,
+    done,
+    masks,
+    top,
+    rng,
+    moves,
+    rewards,
+    row_scores,
+    preview,
+):
+    """New Threes games on the boards where ``which[i]``; the others are untouched."""
+    for i in range(boards.shape[0]):
+        if which[i]:
+            boards[i], cards[i] = threes.new_game(rng, preview)
+            masks[i] = threes.legal_mask(boards[i], moves, rewards)
+            done[i] = False
+            top[i] = max_rank(boards[i])
+            scores[i] = threes.score(boards[i], row_scores)
+
+
 class _TileVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
@@ -122,9 +160,21 @@ class _TileVectorEnv(VectorEnv):
         return a.astype(np.int64)
 
     def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        self._done[:] = True
-        self._step_kernel(np.zeros(self.num_envs, dtype=np.int64))
+        """Reset every board, or with ``options={"reset_mask": bool[num_envs]}`` only
+        those (Gymnasium's partial-reset convention; the others keep their games)."""
+        which = None if options is None else options.get("reset_mask")
+        if which is None:
+            which = np.ones(self.num_envs, dtype=np.bool_)
+        else:
+            which = np.asarray(which)
+            if which.shape != (self.num_envs,) or which.dtype != np.bool_:
+                raise ValueError(
+                    f"reset_mask must be bool[{self.num_envs}], got shape "
+                    f"{which.shape} and dtype {which.dtype}"
+                )
+        if seed is not None or options is None or "reset_mask" not in options:
+            super().reset(seed=seed)
+        self._reset_kernel(which)
         return self._obs(), self._infos()
 
     def step(self, actions):
@@ -144,6 +194,18 @@ class Twenty48VectorEnv(_TileVectorEnv):
 
     def __init__(self, num_envs: int = 8, **kwargs):
         super().__init__(num_envs, spaces.Box(0, 15, (4, 4), dtype=np.uint8))
+
+    def _reset_kernel(self, which):
+        _twenty48_reset(
+            which,
+            self._boards,
+            self._scores,
+            self._done,
+            self._masks,
+            self._top,
+            self.np_random,
+            *twenty48.TABLES,
+        )
 
     def _step_kernel(self, actions):
         _twenty48_step(
@@ -198,6 +260,20 @@ class ThreesVectorEnv(_TileVectorEnv):
         self._preview = threes.BONUS_PREVIEWS[bonus_preview]
         self._tables = threes.tables(merge_6144)
         self._cards = np.zeros(self.num_envs, dtype=np.int64)
+
+    def _reset_kernel(self, which):
+        _threes_reset(
+            which,
+            self._boards,
+            self._cards,
+            self._scores,
+            self._done,
+            self._masks,
+            self._top,
+            self.np_random,
+            *self._tables,
+            self._preview,
+        )
 
     def _step_kernel(self, actions):
         _threes_step(

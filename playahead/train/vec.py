@@ -21,11 +21,10 @@ next-step autoreset (the finished env returns its last observation, and the *nex
 ``step`` ignores its action and resets it). :class:`GymVectorToSB3` converts:
 
 * same-step vector envs: ``infos["final_obs"]`` becomes ``terminal_observation``;
-* playahead's compiled tile envs (next-step): the finished boards are reset at once
-  with a small compiled kernel that draws the new games from the vector env's own
-  generator, so the next ``step`` sees no finished board and skips nothing;
-* other next-step or disabled-autoreset envs: ``reset(options={"reset_mask": done})``
-  (Gymnasium >= 1.1's partial reset; ``SyncVectorEnv``/``AsyncVectorEnv`` support it).
+* next-step or disabled-autoreset envs: the finished envs are reset at once with
+  ``reset(options={"reset_mask": done})`` (Gymnasium >= 1.1's partial reset, which
+  ``SyncVectorEnv``, ``AsyncVectorEnv`` and playahead's compiled tile envs support), so
+  the next ``step`` sees no finished env and skips nothing.
 
 The adapter also keeps per-env return and length (``infos[i]["episode"]``, what SB3's
 ``Monitor`` would add) and answers ``env_method("action_masks")`` with one
@@ -40,91 +39,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium as gym
-import numba as nb
 import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from playahead.envs.vector import ThreesVectorEnv, Twenty48VectorEnv
-from playahead.games import threes, twenty48
-from playahead.games._board64 import max_rank
-
 VEC_KINDS = ("auto", "compiled", "dummy", "subproc")
-
-
-# --------------------------------------------------------------------------- kernels
-@nb.njit(cache=True)
-def _reset_twenty48(reset, boards, scores, done, masks, top, rng, moves, rewards):
-    """New 2048 games on the boards where ``reset[i]``; the others are untouched."""
-    for i in range(boards.shape[0]):
-        if reset[i]:
-            boards[i] = twenty48.new_game(rng)
-            scores[i] = 0
-            masks[i] = twenty48.legal_mask(boards[i], moves, rewards)
-            done[i] = False
-            top[i] = max_rank(boards[i])
-
-
-@nb.njit(cache=True)
-def _reset_threes(
-    reset,
-    boards,
-    cards,
-    scores,
-    done,
-    masks,
-    top,
-    rng,
-    moves,
-    rewards,
-    row_scores,
-    preview,
-):
-    """New Threes games on the boards where ``reset[i]``; the others are untouched."""
-    for i in range(boards.shape[0]):
-        if reset[i]:
-            boards[i], cards[i] = threes.new_game(rng, preview)
-            masks[i] = threes.legal_mask(boards[i], moves, rewards)
-            done[i] = False
-            top[i] = max_rank(boards[i])
-            scores[i] = threes.score(boards[i], row_scores)
-
-
-def _reset_compiled(venv, reset: np.ndarray) -> bool:
-    """Reset the finished boards of a playahead tile vector env in place.
-
-    Returns False when ``venv`` is not one of playahead's compiled tile envs. This
-    writes the vector env's board arrays directly (the same fields its own step kernel
-    resets), because its public API offers next-step autoreset only.
-    """
-    if isinstance(venv, Twenty48VectorEnv):
-        _reset_twenty48(
-            reset,
-            venv._boards,
-            venv._scores,
-            venv._done,
-            venv._masks,
-            venv._top,
-            venv.np_random,
-            *twenty48.TABLES,
-        )
-    elif isinstance(venv, ThreesVectorEnv):
-        _reset_threes(
-            reset,
-            venv._boards,
-            venv._cards,
-            venv._scores,
-            venv._done,
-            venv._masks,
-            venv._top,
-            venv.np_random,
-            *venv._tables,
-            venv._preview,
-        )
-    else:
-        return False
-    return True
 
 
 # --------------------------------------------------------------------------- adapter
@@ -228,12 +148,8 @@ class GymVectorToSB3(VecEnv):
             terminal = [
                 _index(obs, i) if dones[i] else None for i in range(self.num_envs)
             ]
-            if _reset_compiled(self.venv.unwrapped, dones):
-                fresh = self.venv.unwrapped._obs()
-                self._masks = self.venv.unwrapped.action_masks()
-            else:
-                fresh, reset_infos = self.venv.reset(options={"reset_mask": dones})
-                self._masks = self._read_masks(reset_infos, fallback=self._masks)
+            fresh, reset_infos = self.venv.reset(options={"reset_mask": dones})
+            self._masks = self._read_masks(reset_infos, fallback=self._masks)
             obs = (
                 {k: v.copy() for k, v in obs.items()}
                 if isinstance(obs, dict)
