@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -89,6 +90,8 @@ def _measure(
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Measure and print; ``argv`` are this script's options (None: the defaults, as
+    when ``python -m benchmarks`` runs it)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--steps",
@@ -111,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
         metavar="KEY=VALUE",
         help="override a hyperparameter of both sides, as in `playahead train --hp`",
     )
-    args = parser.parse_args(argv)
+    args = parser.parse_args([] if argv is None else argv)
 
     import torch
 
@@ -161,4 +164,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
