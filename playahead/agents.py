@@ -133,6 +133,18 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), options
 
 
+def takes_option(spec: str, option: str) -> bool:
+    """Whether the agent named in ``spec`` accepts ``option`` (e.g. ``"seed"``);
+    False for an unknown name (``make_agent`` then says what is accepted)."""
+    name, _ = parse_spec(spec)
+    _load_builtins()
+    entry = _REGISTRY.get(name)
+    if entry is None:
+        return False
+    params = inspect.signature(entry.factory).parameters.values()
+    return any(p.name == option or p.kind is p.VAR_KEYWORD for p in params)
+
+
 def make_agent(spec: str | Agent, **overrides: Any) -> Agent:
     """Build an agent from a spec string (an agent object is returned unchanged).
 

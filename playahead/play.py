@@ -239,16 +239,11 @@ def build_agent(spec: str, seed: int):
     Raises:
         ValueError: unknown agent or option (from :func:`playahead.make_agent`).
     """
-    from playahead.agents import make_agent, parse_spec
+    from playahead.agents import make_agent, parse_spec, takes_option
 
-    if "seed" in parse_spec(spec)[1]:
+    if "seed" in parse_spec(spec)[1] or not takes_option(spec, "seed"):
         return make_agent(spec)
-    try:
-        return make_agent(spec, seed=seed)
-    except ValueError as err:
-        if "'seed'" not in str(err) or "no option" not in str(err):
-            raise
-    return make_agent(spec)
+    return make_agent(spec, seed=seed)
 
 
 def choose(agent, env) -> tuple[int, Analysis | None]:

@@ -23,7 +23,7 @@ import time
 import gymnasium as gym
 import numpy as np
 
-from playahead.agents import make_agent, parse_spec
+from playahead.agents import make_agent, parse_spec, takes_option
 from playahead.evaluate.store import GameRecord
 
 
@@ -83,11 +83,8 @@ def build_agent(spec: str, seed: int):
             raise ValueError(f"agent spec {spec!r}: seed must be an integer >= 0")
         mixed = np.random.SeedSequence([int(seed), own]).generate_state(1, np.uint64)
         seed = int(mixed[0] >> np.uint64(1))
-    try:
+    if takes_option(spec, "seed"):
         return make_agent(spec, seed=seed)
-    except ValueError as err:
-        if "'seed'" not in str(err) or "no option" not in str(err):
-            raise
     return make_agent(spec)
 
 
