@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import playahead
+import playahead  # noqa: F401  (registers the ids)
 from playahead.envs.checks import check_game_env
 from playahead.envs.tiles import ThreesState, Twenty48State
 from playahead.games import threes
@@ -246,11 +246,6 @@ def test_renders_text_and_picture(env_id):
     text = gym.make(env_id, render_mode="ansi")
     text.reset(seed=0)
     assert "score" in text.render()
-
-
-def test_version_and_public_api():
-    assert playahead.__version__
-    assert callable(playahead.make_agent)
 
 
 @pytest.mark.parametrize("env_id", TILE_IDS)
