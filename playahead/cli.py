@@ -15,9 +15,9 @@ import sys
 # subcommand -> (module with configure(parser), one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "curves": ("playahead.train.curves", "plot learning curves of training runs"),
-    "hint": ("playahead.hint", "the value of every legal move in a position"),
+    "hint": ("playahead.tools.hint", "the value of every legal move in a position"),
     "demo": (
-        "playahead.demo",
+        "playahead.tools.demo",
         "the main job: train PPO on Threes, play it against the planners",
     ),
     "train": (
@@ -28,10 +28,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "playahead.evaluate.cli",
         "play agents head to head on the same seeded games: tables, Elo, plots",
     ),
-    "watch": ("playahead.watch", "watch an agent play a game in the terminal"),
-    "play": ("playahead.play", "play a game in the terminal, with hints and autoplay"),
+    "watch": ("playahead.tools.watch", "watch an agent play a game in the terminal"),
+    "play": (
+        "playahead.tools.play",
+        "play a game in the terminal, with hints and autoplay",
+    ),
     "serve": ("playahead.serve", "play in the browser: a local web page with hints"),
-    "media": ("playahead.media", "write the README's GIF and screenshot"),
+    "media": ("playahead.tools.media", "write the README's GIF and screenshot"),
 }
 
 

@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 
-from playahead import hint as hint_tool
-from playahead.hint import hint, position, read_board
+from playahead.tools import hint as hint_tool
+from playahead.tools.hint import hint, position, read_board
 
 THREES_BOARD = "1 2 0 3 / 0 6 0 0 / 0 0 3 0 / 2 0 0 1"
 FAST_TILES = "mcts:n_simulations=200"

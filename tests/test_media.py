@@ -11,10 +11,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
 
-from playahead import media
 from playahead.envs import human
 from playahead.envs.tiles import ThreesEnv, Twenty48Env
-from playahead.play import agent_seeds, make_env
+from playahead.tools import media
+from playahead.tools.games import agent_seeds, make_env
 
 
 def test_gif_frames_are_the_envs_rgb_array_pictures():

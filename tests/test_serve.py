@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from playahead.play import GAMES, make_env
 from playahead.serve import app
 from playahead.serve.app import handle, state_from_json, state_to_json
+from playahead.tools.games import GAMES, make_env
 
 
 def ok(path, payload):

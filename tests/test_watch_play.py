@@ -11,11 +11,13 @@ import time
 import numpy as np
 import pytest
 
-from playahead import watch
 from playahead.agents import Analysis, available_agents, register_agent
 from playahead.envs.tiles import Twenty48State
 from playahead.games import twenty48
-from playahead.play import GAMES, Session, decode_keys, get_game, make_env, strip_ansi
+from playahead.tools import play, watch
+from playahead.tools.games import GAMES, get_game, make_env, strip_ansi
+from playahead.tools.play.input import decode_keys
+from playahead.tools.play.session import Session
 
 
 class FirstLegal:
@@ -208,8 +210,6 @@ def test_decode_keys():
 
 
 def test_play_refuses_a_non_terminal(capsys):
-    from playahead import play
-
     args = _parse(play, ["threes"])
     with pytest.raises(ValueError, match="needs an interactive terminal"):
         play.run(args)
@@ -230,7 +230,7 @@ def _read_until(fd, needle: bytes, seen: bytearray, timeout: float = 90) -> bool
 def test_tty_loop_in_a_pty():
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "playahead.play", "2048", "--seed", "1"]
+        [sys.executable, "-m", "playahead.tools.play", "2048", "--seed", "1"]
         + ["--agent", "greedy"],
         stdin=slave,
         stdout=slave,

@@ -56,7 +56,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from playahead.agents import available_agents, make_agent, parse_spec
-from playahead.play import (
+from playahead.tools.games import (
     GAMES,
     Game,
     action_label,

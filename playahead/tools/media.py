@@ -51,7 +51,7 @@ def game_frames(
     """Frames of a game played by ``agent`` (every side of two-player games).
 
     Args:
-        game: a name from :data:`playahead.play.GAMES`.
+        game: a name from :data:`playahead.tools.games.GAMES`.
         agent: agent spec.
         seed: seeds the game and the agent.
         n_frames: at most this many frames (the first is the starting position).
@@ -65,7 +65,7 @@ def game_frames(
     Raises:
         ValueError: unknown game or agent, ``n_frames < 1`` or ``every < 1``.
     """
-    from playahead.play import agent_seeds, build_agent, make_env
+    from playahead.tools.games import agent_seeds, build_agent, make_env
 
     if n_frames < 1 or every < 1:
         raise ValueError(f"n_frames and every must be >= 1, got {n_frames}, {every}")

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from playahead.play import (
+from playahead.tools.games import (
     CLEAR,
     action_label,
     add_game_arguments,
@@ -48,7 +48,7 @@ def frames(
     chosen), and a last frame with the final board and the result.
 
     Args:
-        game: a name from :data:`playahead.play.GAMES`.
+        game: a name from :data:`playahead.tools.games.GAMES`.
         agent: agent spec (player 0 in two-player games).
         opponent: agent spec of player 1 in two-player games.
         seed: seeds the env and the agents (None: fresh entropy).

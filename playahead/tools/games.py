@@ -1,0 +1,273 @@
+"""The game table the tools share (``watch``, ``play``, ``serve``, ``media``).
+
+:data:`GAMES` names each game the tools know, with its env and rule options;
+:func:`make_env` builds a fresh turn-by-turn env of one; :func:`action_label` and
+:func:`format_values` name moves and values the same way in every tool.
+
+Numbering: tic-tac-toe cells and Connect Four columns are numbered from 0, as the
+env's actions are and as the boards are drawn (cells 0-8 left to right, top row first;
+columns 0-6). ``hint``, ``watch``, ``play`` and ``serve`` all use these numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import re
+from typing import Any
+
+import numpy as np
+
+from playahead.agents import Analysis
+
+
+@dataclasses.dataclass(frozen=True)
+class Game:
+    """A game the user-facing tools know.
+
+    Attributes:
+        name: the short name on the command line, e.g. ``"connect4"``.
+        env_id: the Gymnasium id, e.g. ``"ConnectFour-v0"``.
+        entry_point: ``"module:Class"`` of the env.
+        num_players: 1 or 2.
+        rules: the env's rule options (name -> type) the tools accept.
+        default_agents: planner specs for hints and autoplay when none is given; the
+            first whose planner is registered is used.
+    """
+
+    name: str
+    env_id: str
+    entry_point: str
+    num_players: int
+    rules: dict[str, type]
+    default_agents: tuple[str, ...]
+
+
+GAMES: dict[str, Game] = {
+    g.name: g
+    for g in (
+        Game(
+            "threes",
+            "Threes-v0",
+            "playahead.envs.tiles:ThreesEnv",
+            1,
+            {"bonus_preview": str, "merge_6144": bool},
+            ("expectimax", "mcts:n_simulations=400"),
+        ),
+        Game(
+            "2048",
+            "2048-v0",
+            "playahead.envs.tiles:Twenty48Env",
+            1,
+            {},
+            ("expectimax", "mcts:n_simulations=400"),
+        ),
+        Game(
+            "tictactoe",
+            "TicTacToe-v0",
+            "playahead.envs.tictactoe:TicTacToeEnv",
+            2,
+            {"size": int},
+            ("minimax:time_limit=5", "mcts:n_simulations=2000"),
+        ),
+        Game(
+            "connect4",
+            "ConnectFour-v0",
+            "playahead.envs.connect_four:ConnectFourEnv",
+            2,
+            {},
+            ("minimax:time_limit=2", "mcts:n_simulations=2000"),
+        ),
+        Game(
+            "nim",
+            "Nim-v0",
+            "playahead.envs.nim:NimEnv",
+            2,
+            {"n": int, "k": int, "misere": bool},
+            ("minimax:time_limit=5", "mcts:n_simulations=2000"),
+        ),
+        Game(
+            "chips",
+            "Chips-v0",
+            "playahead.envs.nim:ChipsEnv",
+            2,
+            {"n": int, "rule": str},
+            ("minimax:time_limit=5", "mcts:n_simulations=2000"),
+        ),
+    )
+}
+
+TILE_ACTIONS = ("up", "right", "down", "left")
+_ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def get_game(name: str) -> Game:
+    """The :class:`Game` called ``name`` (case-insensitive; env ids work too).
+
+    Raises:
+        ValueError: unknown game; the message lists the known ones.
+    """
+    key = str(name).strip().lower()
+    for game in GAMES.values():
+        if key in (game.name, game.env_id.lower()):
+            return game
+    raise ValueError(f"unknown game {name!r}; choose from {', '.join(GAMES)}")
+
+
+def default_agent(game: Game) -> str:
+    """The planner spec for hints and autoplay in ``game`` when none is given."""
+    from playahead.agents import available_agents, parse_spec
+
+    known = available_agents()
+    for spec in game.default_agents:
+        if parse_spec(spec)[0] in known:
+            return spec
+    return "random"
+
+
+def check_rules(game: Game, rules: dict[str, Any]) -> dict[str, Any]:
+    """``rules`` checked against the options ``game`` accepts (names and types).
+
+    Raises:
+        ValueError: an unknown option or a value of the wrong type.
+    """
+    out = {}
+    for key, value in rules.items():
+        if key not in game.rules:
+            accepted = ", ".join(game.rules) or "none"
+            raise ValueError(
+                f"{game.name} has no rule option {key!r}; accepted: {accepted}"
+            )
+        kind = game.rules[key]
+        ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+        if not ok:
+            raise ValueError(
+                f"{game.name} option {key} must be {kind.__name__}, got {value!r}"
+            )
+        out[key] = value
+    return out
+
+
+def make_env(game: str | Game, *, render_mode: str | None = "ansi", **rules):
+    """A fresh env of ``game``; two-player games are turn by turn (``opponent=None``).
+
+    Args:
+        game: a name from :data:`GAMES` (or its :class:`Game`).
+        render_mode: passed to the env (``"ansi"`` by default).
+        **rules: the game's rule options, e.g. ``size=4`` for tic-tac-toe.
+
+    Raises:
+        ValueError: unknown game or rule option, or a value the env rejects.
+    """
+    game = game if isinstance(game, Game) else get_game(game)
+    rules = check_rules(game, rules)
+    module, _, cls = game.entry_point.partition(":")
+    env_cls = getattr(importlib.import_module(module), cls)
+    if game.num_players == 2:
+        rules["opponent"] = None
+    return env_cls(render_mode=render_mode, **rules)
+
+
+def action_label(env, action: int) -> str:
+    """A short name for ``action`` in ``env``'s game: ``"left"``, ``"cell 4"``,
+    ``"col 3"``, ``"take 2"``."""
+    base = env.unwrapped
+    name = getattr(base, "game_name", "")
+    if base.num_players == 1:
+        return TILE_ACTIONS[action]
+    if name == "TicTacToe":
+        return f"cell {action}"
+    if name == "ConnectFour":
+        return f"col {action}"
+    return f"take {action + 1}"
+
+
+def format_value(value: float) -> str:
+    """A value in a few characters: ``865.0``, ``0.436``, ``-1.000``."""
+    return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3f}"
+
+
+def format_values(
+    env, analysis: Analysis, title: str = "values", width: int = 78
+) -> str:
+    """The legal moves of ``analysis`` best first, e.g.
+    ``values (eval): left 865.0 | right 863.4 | up 861.4``; the chosen one is starred.
+    """
+    lines = [f"{title} ({analysis.value_kind}):"]
+    for action, value in analysis.ranked():
+        star = "*" if action == analysis.action else ""
+        part = f"  {action_label(env, action)} {format_value(value)}{star}"
+        if len(lines[-1]) + len(part) > width:
+            lines.append(" ")
+        lines[-1] += part
+    return "\n".join(lines)
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without ANSI escape sequences."""
+    return _ANSI_RE.sub("", text)
+
+
+def agent_seeds(seed: int | None, n: int) -> list[int]:
+    """``n`` seeds (ints < 2**63) derived from ``seed`` (None: fresh entropy)."""
+    words = np.random.SeedSequence(seed).generate_state(n, np.uint64) >> np.uint64(1)
+    return [int(w) for w in words]
+
+
+def build_agent(spec: str, seed: int):
+    """An agent from ``spec``, seeded with ``seed`` when it takes a seed (a ``seed``
+    option in the spec wins).
+
+    Raises:
+        ValueError: unknown agent or option (from :func:`playahead.make_agent`).
+    """
+    from playahead.agents import make_agent, parse_spec, takes_option
+
+    if "seed" in parse_spec(spec)[1] or not takes_option(spec, "seed"):
+        return make_agent(spec)
+    return make_agent(spec, seed=seed)
+
+
+def choose(agent, env) -> tuple[int, Analysis | None]:
+    """The agent's move, with its :class:`Analysis` when it has ``analyze``."""
+    if callable(getattr(agent, "analyze", None)):
+        analysis = agent.analyze(env)
+        return int(analysis.action), analysis
+    return int(agent.act(env)), None
+
+
+CLEAR = "\x1b[H\x1b[2J"
+"""ANSI: cursor home, clear the screen."""
+
+
+def parse_rules(items: list[str]) -> dict[str, Any]:
+    """``["size=4", "misere=true"]`` -> ``{"size": 4, "misere": True}``."""
+    from playahead.agents import _parse_value
+
+    rules = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"--rule {item!r} is not name=value (example: size=4)")
+        rules[key.strip()] = _parse_value(value)
+    return rules
+
+
+def add_game_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments ``watch`` and ``play`` share: game, seed, rules, opponent."""
+    parser.add_argument("game", help=f"one of: {', '.join(GAMES)}")
+    parser.add_argument("--seed", type=int, default=None, help="seed (default: random)")
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a rule option of the game, e.g. size=4 (tictactoe), n=31 k=4 (nim), "
+        "bonus_preview=plus (threes); repeatable",
+    )
+    parser.add_argument(
+        "--opponent",
+        default="random",
+        help="agent spec of the other player in two-player games (default: random)",
+    )

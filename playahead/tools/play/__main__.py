@@ -1,0 +1,5 @@
+import sys
+
+from playahead.tools.play import main
+
+sys.exit(main())
