@@ -20,12 +20,17 @@ $(VENV)/.test-installed: pyproject.toml constraints.txt | $(PY)
 	$(PIP) -e ".[test]"
 	touch $@
 
+ACTIVATE = @echo "playahead is installed in $(VENV): run '. $(VENV)/bin/activate' to use \
+	the playahead command (or call $(VENV)/bin/playahead)."
+
 demo: $(VENV)/.demo-installed
 	$(PY) -m playahead demo
+	$(ACTIVATE)
 
 test: $(VENV)/.test-installed
 	$(PY) -m pytest -m "not slow"
 	$(MAKE) --no-print-directory test-nojit
+	$(ACTIVATE)
 
 # The compiled kernels' tests again, with numba's JIT off (kernels run as plain Python).
 test-nojit: $(VENV)/.test-installed
