@@ -161,3 +161,72 @@ def test_cli_rejects_board_and_board_file_together(tmp_path):
         _cli(
             ["tictactoe", "--board", "x . . / . . . / . . .", "--board-file", str(path)]
         )
+
+
+def test_tictactoe_moves_are_named_from_0_as_in_play():
+    from playahead.tools.games import action_label, make_env
+
+    result = hint("tictactoe", "x o . / . x . / . . o")
+    names = {m.action: m.name for m in result.moves}
+    assert names[2] == "cell 2 (row 0, col 2)" and names[6] == "cell 6 (row 2, col 0)"
+    env = make_env("tictactoe")
+    assert all(names[a].startswith(action_label(env, a) + " ") for a in names)
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (
+            ["2048", "--board", f"{2**70} 0 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 2"],
+            ["range"],
+        ),
+        (
+            ["threes", "--board", f"{2**70} 0 0 0 / . . . . / . . . . / . . . 1"],
+            ["range"],
+        ),
+        (
+            [
+                "2048",
+                "--board",
+                "2 . . . / . . . . / . . . . / . . . 2",
+                "--score",
+                str(2**70),
+            ],
+            ["2**53"],
+        ),
+        (["chips", "--pile", "5000000"], ["--pile 5000000", "1 to 100"]),
+        (["nim", "--pile", "1000"], ["--pile 1000", "1 to 100"]),
+        (["nim", "--pile", "13", "--agent", "minimax:time_limit=1e9"], ["at most 60"]),
+        (
+            ["nim", "--pile", "13", "--agent", "mcts:n_simulations=1000000000"],
+            ["at most"],
+        ),
+    ],
+)
+def test_oversized_inputs_get_a_clear_error(argv, words):
+    with pytest.raises(ValueError) as err:
+        _cli(argv)
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_board_files_are_read_bounded(tmp_path):
+    with pytest.raises(ValueError, match="is a folder"):
+        _cli(["tictactoe", "--board-file", str(tmp_path)])
+    big = tmp_path / "big.txt"
+    big.write_text("x" * (hint_tool.MAX_BOARD_FILE + 10))
+    with pytest.raises(ValueError, match="more than 64 KiB"):
+        _cli(["tictactoe", "--board-file", str(big)])
+    binary = tmp_path / "noise.bin"
+    binary.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(ValueError, match="not a text file"):
+        _cli(["tictactoe", "--board-file", str(binary)])
+    # an endless file is read only up to the cap
+    with pytest.raises(ValueError, match="more than 64 KiB|not a text file"):
+        _cli(["tictactoe", "--board-file", "/dev/zero"])
+
+
+def test_a_spec_without_a_time_limit_gets_the_hints_default():
+    assert hint_tool.capped_budget("minimax") == {"time_limit": 10.0}
+    assert hint_tool.capped_budget("minimax:time_limit=none") == {"time_limit": 10.0}
+    assert hint_tool.capped_budget("minimax:time_limit=2") == {}

@@ -18,7 +18,12 @@ The position is built with ``restore_state`` on a fresh env, so the hint follows
 exactly the env's rules, and analysed by a planner (``--agent``, default: expectimax
 for 2048 and Threes when installed, else mcts; minimax for the two-player games, with
 ``depth=10`` in Connect Four). Each legal move is printed with its value, best first,
-and one line saying what the value means.
+and one line saying what the value means. Moves are named as in ``play`` and
+``watch``: tic-tac-toe cells and Connect Four columns count from 0 (the env's actions).
+
+Inputs and search are capped: piles up to :data:`MAX_PILE`, board files up to 64 KiB,
+and a search of at most :data:`DEFAULT_SECONDS` seconds unless the agent spec sets its
+own ``time_limit`` (up to :data:`MAX_SECONDS`).
 
 Threes' deck: a player who counts cards knows how many 1s, 2s and 3s are left in the
 12-card deck; give them with ``--deck ONES,TWOS,THREES`` (after the previewed card was
@@ -37,6 +42,17 @@ from pathlib import Path
 import numpy as np
 
 GAMES = ("threes", "2048", "tictactoe", "connect4", "nim", "chips")
+#: Caps on what a hint may be asked (larger inputs get a clear error, not a hang).
+MAX_PILE = 100
+MAX_BOARD_FILE = 64 * 1024  # bytes
+MAX_CELL = 10**9
+MAX_SCORE = 2**53
+#: Seconds a hint searches when the agent spec sets no ``time_limit``, and the most a
+#: spec may set.
+DEFAULT_SECONDS = 10.0
+MAX_SECONDS = 60.0
+#: The most simulations or rollouts a spec may ask for (memory grows with them).
+MAX_BUDGETS = {"n_simulations": 10**6, "n_rollouts": 10**6}
 ALIASES = {
     "ttt": "tictactoe",
     "tic-tac-toe": "tictactoe",
@@ -124,13 +140,46 @@ def _numbers(rows: list[list[str]], what: str) -> np.ndarray:
             if token in _EMPTY:
                 continue
             try:
-                out[r, c] = int(token)
+                value = int(token)
             except ValueError:
                 raise ValueError(
                     f"{what}: cell {token!r} at row {r + 1}, column {c + 1} is not a "
                     "number ('.' or 0 for empty)"
                 ) from None
+            if not 0 <= value <= MAX_CELL:
+                raise ValueError(
+                    f"{what}: cell {token!r} at row {r + 1}, column {c + 1} is out of "
+                    f"range (cells are 0 to {MAX_CELL:,}; '.' or 0 for empty)"
+                )
+            out[r, c] = value
     return out
+
+
+def read_board_file(path: str | Path) -> str:
+    """The text of a board file, read only up to :data:`MAX_BOARD_FILE` bytes.
+
+    Raises:
+        ValueError: the path is missing, a folder, unreadable, too large or not text.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"--board-file {path}: is a folder, not a file")
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_BOARD_FILE + 1)
+    except OSError as err:
+        raise ValueError(
+            f"--board-file {path}: cannot read it ({err.strerror})"
+        ) from None
+    if len(data) > MAX_BOARD_FILE:
+        raise ValueError(
+            f"--board-file {path}: more than {MAX_BOARD_FILE // 1024} KiB; a board "
+            "file holds one board (a few lines of text)"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"--board-file {path}: not a text file (UTF-8)") from None
 
 
 def _marks(rows: list[list[str]], n_rows: int, n_cols: int, what: str) -> np.ndarray:
@@ -259,8 +308,10 @@ def _twenty48(board, score):
                 "from 2 to 32768 (0 or '.' = empty)"
             )
     packed = twenty48.from_faces(faces)
-    if int(score) != score or score < 0:
-        raise ValueError(f"--score must be a whole number >= 0, got {score!r}")
+    if int(score) != score or not 0 <= score <= MAX_SCORE:
+        raise ValueError(
+            f"--score must be a whole number from 0 to 2**53, got {score!r}"
+        )
     env = Twenty48Env()
     env.reset(seed=0)
     env.restore_state(Twenty48State(int(packed), int(score), 0))
@@ -307,6 +358,11 @@ def _take_away(game, pile, k, misere, limit, held, rule):
 
     if pile is None:
         raise ValueError(f"{game} needs --pile N (the sticks or chips left)")
+    if not 1 <= pile <= MAX_PILE:
+        raise ValueError(
+            f"--pile {pile}: the hint takes piles from 1 to {MAX_PILE} (a larger game "
+            "tree cannot be searched in time)"
+        )
     if game == "nim":
         env = NimEnv(n=pile, k=k, misere=misere, opponent=None)
         env.reset(seed=0)
@@ -396,12 +452,40 @@ def default_agent(game: str) -> str:
     return "minimax:depth=10" if game == "connect4" else "minimax"
 
 
+def capped_budget(spec: str) -> dict:
+    """Overrides that keep ``spec``'s search within the hint's caps: a ``time_limit``
+    of :data:`DEFAULT_SECONDS` when the spec sets none.
+
+    Raises:
+        ValueError: the spec asks for more than :data:`MAX_SECONDS` or
+            :data:`MAX_BUDGETS`.
+    """
+    from playahead.agents import parse_spec, takes_option
+
+    _, options = parse_spec(spec)
+    for key, most in MAX_BUDGETS.items():
+        value = options.get(key)
+        if isinstance(value, int | float) and value > most:
+            raise ValueError(f"agent {spec!r}: {key} is at most {most:,} in a hint")
+    if not takes_option(spec, "time_limit"):
+        return {}
+    limit = options.get("time_limit")
+    if limit is None:
+        return {"time_limit": DEFAULT_SECONDS}
+    if not isinstance(limit, int | float) or not 0 < limit <= MAX_SECONDS:
+        raise ValueError(
+            f"agent {spec!r}: time_limit is seconds per hint, more than 0 and at most "
+            f"{MAX_SECONDS:g}"
+        )
+    return {}
+
+
 def _name(game: str, env, action: int) -> str:
     if game in ("threes", "2048"):
         return TILE_NAMES[action]
     if game == "tictactoe":
         r, c = divmod(action, env.size)
-        return f"row {r + 1} col {c + 1}"
+        return f"cell {action} (row {r}, col {c})"  # from 0, as play and watch
     if game == "connect4":
         return f"column {action}"
     return f"take {action + 1}"
@@ -477,7 +561,7 @@ def hint(
     name = ALIASES.get(str(game).lower(), str(game).lower())
     env, text = position(name, board, next_card, **position_options)
     spec = agent or default_agent(name)
-    planner = make_agent(spec, seed=seed)
+    planner = make_agent(spec, seed=seed, **capped_budget(spec))
     if not hasattr(planner, "analyze"):
         raise ValueError(f"agent {spec!r} cannot analyze positions (no analyze())")
     analysis = planner.analyze(env)
@@ -530,7 +614,7 @@ def run(args: argparse.Namespace) -> int:
     if args.board_file is not None:
         if board is not None:
             raise ValueError("give --board or --board-file, not both")
-        board = args.board_file.read_text()
+        board = read_board_file(args.board_file)
     result = hint(
         args.game,
         board,
