@@ -292,3 +292,15 @@ def test_kernels_pass_their_tests_as_plain_python():
         timeout=300,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def test_text_board_tells_the_sides_apart_without_colour():
+    from playahead.tools.games import strip_ansi
+
+    env = ConnectFourEnv(opponent=None, render_mode="ansi")
+    env.reset(seed=0)
+    env.step(3)  # X (red)
+    env.step(4)  # O (yellow)
+    lines = strip_ansi(env.render()).splitlines()
+    assert lines[5] == ". . . X O . ."
+    assert lines[-1] == "X (red) to move"

@@ -251,3 +251,15 @@ def test_tty_loop_in_a_pty():
         proc.kill()
         os.close(master)
     assert "moves " in strip_ansi(seen.decode(errors="replace"))
+
+
+def test_play_connect4_says_which_side_you_are():
+    first = _session("connect4", opponent="first_legal_test")
+    assert "you play X (red) against first_legal_test (you move first)" in (
+        first.screen()
+    )
+    second = _session("connect4", opponent="first_legal_test", side=1)
+    text = second.screen()
+    assert "you play O (yellow)" in text and "(you move second)" in text
+    assert "\nX . . . . . ." in text  # the opponent's X, readable without colour
+    assert "you play O against" in _session("tictactoe", side=1).screen()

@@ -106,10 +106,12 @@ class ConnectFourEnv(TwoPlayerEnv):
         return (np.int64(p0), np.int64(p1))
 
     def _render_ansi(self) -> str:
-        marks = {0: paint(".", "dim"), 1: paint("o", "red"), 2: paint("o", "yellow")}
+        # X and O tell the sides apart without colour too
+        marks = {0: paint(".", "dim"), 1: paint("X", "red"), 2: paint("O", "yellow")}
         rows = [" ".join(marks[int(v)] for v in row) for row in self.board]
         footer = " ".join(str(c) for c in range(COLS))
-        return "\n".join(rows + [footer, self._status(("red", "yellow"))]) + "\n"
+        names = ("X (red)", "O (yellow)")
+        return "\n".join(rows + [footer, self._status(names)]) + "\n"
 
     def _render_rgb(self) -> np.ndarray:
         img = canvas(ROWS * _CELL, COLS * _CELL, (20, 70, 180))
