@@ -263,3 +263,25 @@ def test_play_connect4_says_which_side_you_are():
     assert "you play O (yellow)" in text and "(you move second)" in text
     assert "\nX . . . . . ." in text  # the opponent's X, readable without colour
     assert "you play O against" in _session("tictactoe", side=1).screen()
+
+
+def test_watch_stops_on_q_and_says_so():
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "playahead", "watch", "2048", "--seed", "1"]
+        + ["--speed", "2"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        close_fds=True,
+    )
+    os.close(slave)
+    seen = bytearray()
+    try:
+        assert _read_until(master, b"q or Ctrl-C: stop", seen), seen.decode()
+        os.write(master, b"q")
+        assert _read_until(master, b"stopped (q)", seen), seen.decode()
+        assert proc.wait(timeout=30) == 0
+    finally:
+        proc.kill()
+        os.close(master)

@@ -5,6 +5,8 @@ number, and the agent's value for each legal move (from ``agent.analyze(env)`` w
 agent has it; the chosen move is starred). In two-player games ``--agent`` plays
 player 0 and ``--opponent`` player 1.
 
+On a terminal, ``q`` (or Ctrl-C) stops the game; every frame says so.
+
 Seeds: ``--seed`` seeds the env and both agents (three seeds derived with
 ``np.random.SeedSequence(seed)``), so the same command shows the same game.
 """
@@ -12,6 +14,8 @@ Seeds: ``--seed`` seeds the env and both agents (three seeds derived with
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -129,6 +133,39 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(func=run)
 
 
+STOP_HINT = "q or Ctrl-C: stop"
+
+
+@contextlib.contextmanager
+def _stop_key(stream):
+    """Yield ``wait(seconds) -> bool``: sleeps, and is True once ``q`` was pressed on
+    ``stream`` (a terminal, put in cbreak mode meanwhile; anything else just sleeps)."""
+    if not stream.isatty():
+        yield lambda seconds: time.sleep(seconds) or False
+        return
+    import select
+    import termios
+    import tty
+
+    fd = stream.fileno()
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+
+    def wait(seconds: float) -> bool:
+        end = time.monotonic() + seconds
+        while True:
+            ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
+            if ready and os.read(fd, 64).lower().startswith(b"q"):
+                return True
+            if not ready or time.monotonic() >= end:
+                return False
+
+    try:
+        yield wait
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``playahead watch``."""
     if args.speed < 0:
@@ -137,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
         )
     tty = sys.stdout.isatty()
     color = tty and not args.no_color
-    for text in frames(
+    game = frames(
         args.game,
         args.agent,
         opponent=args.opponent,
@@ -145,9 +182,14 @@ def run(args: argparse.Namespace) -> int:
         max_moves=args.max_moves,
         rules=parse_rules(args.rule),
         color=color,
-    ):
-        sys.stdout.write((CLEAR if tty else "\n") + text)
-        sys.stdout.flush()
-        if args.speed > 0:
-            time.sleep(1.0 / args.speed)
+    )
+    delay = 1.0 / args.speed if args.speed > 0 else 0.0
+    with _stop_key(sys.stdin) as stop_pressed:
+        for text in game:
+            footer = STOP_HINT + "\n" if tty else ""
+            sys.stdout.write((CLEAR if tty else "\n") + text + footer)
+            sys.stdout.flush()
+            if stop_pressed(delay):
+                print("stopped (q)")
+                break
     return 0
