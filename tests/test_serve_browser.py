@@ -121,3 +121,31 @@ def test_bad_input_shows_the_servers_error(page):
     page.click("#new-game")
     page.wait_for_function("document.querySelector('#error').innerText !== ''")
     assert "n must be in 1..200" in page.inner_text("#error")
+
+
+SLOW_FETCH = """() => {
+  const fetchNow = window.fetch;
+  window.fetch = (...args) =>
+    new Promise((resolve) => setTimeout(resolve, 400)).then(() => fetchNow(...args));
+}"""
+
+
+def test_keys_pressed_while_the_server_is_busy_are_queued(page):
+    page.errors.clear()  # the test before this one asked for a 400 on purpose
+    page.goto(page.base_url + "?game=nim&seed=1")
+    page.wait_for_selector("#board .takes button")
+    page.wait_for_function("S.view && S.view.ply === 0")
+    page.evaluate(SLOW_FETCH)  # every answer now takes 0.4 s
+    for _ in range(3):
+        page.keyboard.press("1")  # all three within the first answer's delay
+    page.wait_for_function("S.view.ply === 3 && S.queue.length === 0", timeout=20_000)
+    assert page.errors == []
+
+
+def test_rule_options_have_human_names(page):
+    page.goto(page.base_url + "?game=threes")
+    page.wait_for_selector("#board .tile")
+    rules = page.inner_text("#rules")
+    assert "bonus card preview" in rules and "6144s merge" in rules
+    assert "bonus_preview" not in rules and "merge_6144" not in rules
+    assert page.input_value("[data-rule='bonus_preview']") == "window"

@@ -2,6 +2,14 @@
 "use strict";
 
 const CHOICES = { bonus_preview: ["window", "plus"], rule: ["last_chip", "even_total"] };
+// what the rule options and their choices mean, for people (the raw name is the tooltip)
+const RULE_NAMES = {
+  bonus_preview: "bonus card preview", merge_6144: "6144s merge (and end the game)",
+  size: "board size", n: "pile", k: "most per take", misere: "misère (last take loses)",
+  rule: "who wins", window: "up to 3 candidates", plus: "only \"+\"",
+  last_chip: "taking the last chip", even_total: "holding an even number",
+};
+const QUEUE_MAX = 8; // move keys pressed while the server is busy wait here, in order
 const CHECKED = { merge_6144: true, misere: false };
 const NAMES = {
   tictactoe: ["X", "O"], connect4: ["red", "yellow"], nim: ["player 0", "player 1"],
@@ -22,7 +30,9 @@ const SETTINGS = {
 };
 
 // ?seed=N makes the first game reproducible: its deal, and each move's chance (a nonce)
-const S = { games: {}, planners: [], view: null, busy: false, autoplay: false, seed: null };
+const S = {
+  games: {}, planners: [], view: null, busy: false, autoplay: false, seed: null, queue: [],
+};
 const $ = (id) => document.getElementById(id);
 
 async function api(path, body) {
@@ -62,11 +72,12 @@ function renderRules() {
   box.innerHTML = "";
   for (const [name, type] of Object.entries(game().options)) {
     const label = document.createElement("label");
-    label.textContent = name + " ";
+    label.textContent = (RULE_NAMES[name] || name) + " ";
+    label.title = name;
     let input;
     if (CHOICES[name]) {
       input = document.createElement("select");
-      for (const choice of CHOICES[name]) input.add(new Option(choice, choice));
+      for (const choice of CHOICES[name]) input.add(new Option(RULE_NAMES[choice] || choice, choice));
     } else {
       input = document.createElement("input");
       input.type = type === "bool" ? "checkbox" : type === "int" ? "number" : "text";
@@ -121,6 +132,7 @@ function agentRequest() {
 // ---------------------------------------------------------------- actions
 async function newGame() {
   stopAutoplay();
+  S.queue.length = 0;
   const seed = S.seed;
   S.seed = null;
   const view = await busy(() => api("/api/new", {
@@ -145,6 +157,22 @@ async function move(action) {
     show(view);
   }
   return view;
+}
+
+// Move keys never get lost: each waits its turn (the board it was meant for comes first).
+async function queueMove(action) {
+  if (S.queue.length >= QUEUE_MAX) return;
+  S.queue.push(action);
+  if (S.draining) return;
+  S.draining = true;
+  try {
+    while (S.queue.length) {
+      while (S.busy) await new Promise((resolve) => setTimeout(resolve, 15));
+      await move(S.queue.shift());
+    }
+  } finally {
+    S.draining = false;
+  }
 }
 
 async function hint() {
@@ -319,9 +347,9 @@ function onKey(event) {
   if (key === "h") hint();
   else if (key === "p") toggleAutoplay();
   else if (key === "n") newGame();
-  else if (S.view && S.view.kind === "tiles" && key in TILE_KEYS) move(TILE_KEYS[key]);
+  else if (S.view && S.view.kind === "tiles" && key in TILE_KEYS) queueMove(TILE_KEYS[key]);
   else if (S.view && S.view.kind !== "tiles" && /^[0-9]$/.test(key)) {
-    move(S.view.kind === "pile" ? Number(key) - 1 : Number(key));
+    queueMove(S.view.kind === "pile" ? Number(key) - 1 : Number(key));
   } else return;
   event.preventDefault();
 }
