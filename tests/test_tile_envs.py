@@ -272,3 +272,22 @@ def test_big_tiles_in_the_last_cell_step_fine(env_id):
         if env.unwrapped.action_masks()[action]:
             env.step(action)
             assert env.unwrapped.board.max() >= 1536
+
+
+@pytest.mark.parametrize(
+    ("env_id", "label"), [("2048-v0", "SCORE 0"), ("Threes-v0", "NEXT ")]
+)
+def test_picture_labels_the_score_and_the_next_card(env_id, label):
+    from playahead.envs.render import FONT
+
+    env = gym.make(env_id, render_mode="rgb_array")
+    env.reset(seed=0)
+    img = env.render()
+    footer = img[-28:]  # below the tiles: the footer line
+    ink = np.flatnonzero((footer != footer[0, 0]).any(axis=(0, 2)))
+    glyph = 12  # 3 px wide at scale 3, plus the gap; a bare number is 1-2 glyphs
+    assert ink[-1] - ink[0] >= glyph * (len(label.strip()) - 1)
+    # every letter has its own glyph, and no letter looks like a digit (S vs 5, O vs 0)
+    digits = [FONT[d] for d in "0123456789"]
+    for letter in {ch for ch in label if ch.isalpha()}:
+        assert not any(np.array_equal(FONT[letter], d) for d in digits), letter

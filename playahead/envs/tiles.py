@@ -217,7 +217,8 @@ class Twenty48Env(_TileEnv):
             [self._COLORS.get(int(r), ((60, 58, 50), (249, 246, 242)))[1] for r in row]
             for row in ranks
         ]
-        return tile_grid_image(self._labels(), fills, inks, footer=str(self._score))
+        footer = f"SCORE {self._score}"
+        return tile_grid_image(self._labels(), fills, inks, footer=footer)
 
 
 class ThreesEnv(_TileEnv):
@@ -438,7 +439,7 @@ class ThreesEnv(_TileEnv):
         ranks = self._ranks()
         fills = [[self._style(int(r))[0] for r in row] for row in ranks]
         inks = [[self._style(int(r))[1] for r in row] for row in ranks]
-        footer = self._next_label()
+        footer = f"NEXT {self._next_label()}"
         return tile_grid_image(
             self._labels(),
             fills,
