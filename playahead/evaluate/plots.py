@@ -8,6 +8,7 @@ of every pair.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -63,7 +64,16 @@ def plot_result(result, path: str | Path) -> Path:
 
 
 def _label(spec: str, width: int = 28) -> str:
-    return spec if len(spec) <= width else spec[: width - 1] + "…"
+    """``spec`` in lines of about ``width`` characters, broken after ``:``, ``,`` or
+    ``/``; never cut (``"ppo:path=runs/a/model.zip"`` -> ``"ppo:\npath=runs/a/..."``).
+    """
+    pieces = re.findall(r"[^:,/]*[:,/]?", spec)
+    lines = [""]
+    for piece in filter(None, pieces):
+        if lines[-1] and len(lines[-1]) + len(piece) > width:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(lines)
 
 
 def _log_ticks(low: float, high: float) -> list[float]:
@@ -147,10 +157,13 @@ def _single(plt, result):
             zorder=5,
         )
     ax.set_yticks(positions, [_label(a.spec) for a in agents])
+    left, right = min(d.min() for d in data), max(d.max() for d in data)
+    pad = 0.04 * (right - left) or 1.0  # the widest violin and its dots stay inside
+    ax.set_xlim(left - pad, right + pad)
+    ax.set_ylim(-0.6, n - 0.4)
     if log:
         ticks = _log_ticks(low, high)
         ax.set_xticks(np.log10(ticks), [f"{t:,.0f}" for t in ticks])
-        ax.set_xlim(np.log10(low) - 0.05, np.log10(high) + 0.05)
     ax.set_xlabel("final score" + (" (log scale)" if log else ""))
     ax.set_title("scores: one dot per game, box = quartiles, ◆ mean with 95% CI")
     ax.grid(axis="x", alpha=0.3)
@@ -165,7 +178,7 @@ def _single(plt, result):
                 shares,
                 width,
                 color=_COLORS[k % len(_COLORS)],
-                label=_label(a.spec, 20),
+                label=_label(a.spec, 24),
             )
         ax2.set_xticks(x, [f"{m:,}" for m in shown])
         ax2.set_ylim(0, 105)
