@@ -21,7 +21,21 @@ def test_curves_of_a_run_are_read_and_plotted(tmp_path):
     figure = tmp_path / "curves.png"
     assert main(["curves", str(out), "--out", str(figure)]) == 0
     assert figure.stat().st_size > 1000
+    # a second run refuses to overwrite the figure, unless told to
+    figure.write_bytes(b"mine")
+    assert main(["curves", str(out), "--out", str(figure)]) == 2
+    assert figure.read_bytes() == b"mine"
+    assert main(["curves", str(out), "--out", str(figure), "--force"]) == 0
+    assert figure.stat().st_size > 1000
     with pytest.raises(ValueError, match="logged none of"):
         load_curve(out, "rollout/no_such_tag")
     with pytest.raises(FileNotFoundError, match="TensorBoard"):
         load_curve(tmp_path)
+
+
+def test_the_axis_names_the_measure_not_the_tensorboard_tag():
+    from playahead.train.curves import axis_label
+
+    assert axis_label({"rollout/score_mean"}) == "game score (mean over recent games)"
+    assert axis_label({"rollout/win_rate"}) == "win rate (recent games)"
+    assert axis_label({"custom/tag"}) == "custom/tag"

@@ -14,6 +14,17 @@ from pathlib import Path
 import numpy as np
 
 PREFERRED_TAGS = ("rollout/score_mean", "rollout/win_rate", "rollout/ep_rew_mean")
+#: What the axis says for each TensorBoard tag (others are shown as logged).
+TAG_NAMES = {
+    "rollout/score_mean": "game score (mean over recent games)",
+    "rollout/win_rate": "win rate (recent games)",
+    "rollout/ep_rew_mean": "episode return (mean over recent episodes)",
+}
+
+
+def axis_label(tags: set[str]) -> str:
+    """The y-axis label for curves of ``tags``: ``"win rate (recent games)"``."""
+    return " / ".join(TAG_NAMES.get(t, t) for t in sorted(tags))
 
 
 def _accumulators(run_dir: Path):
@@ -81,7 +92,7 @@ def plot_curves(
         tags.add(chosen)
         ax.plot(steps, values, label=Path(run).name)
     ax.set_xlabel("environment steps")
-    ax.set_ylabel(" / ".join(sorted(tags)))
+    ax.set_ylabel(axis_label(tags))
     if tags == {"rollout/score_mean"}:
         ax.set_yscale("log")
     ax.grid(alpha=0.3)
@@ -97,7 +108,14 @@ def plot_curves(
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("runs", nargs="+", help="run directories of `playahead train`")
-    parser.add_argument("--out", default="curves.png", help="figure to write")
+    parser.add_argument(
+        "--out",
+        default="curves.png",
+        help="figure to write (default curves.png; an existing file only with --force)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="overwrite the --out file if it exists"
+    )
     parser.add_argument(
         "--tag",
         default=None,
@@ -107,6 +125,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if Path(args.out).exists() and not args.force:
+        raise ValueError(
+            f"{args.out} exists; pass --force to overwrite it, or --out another name"
+        )
     path = plot_curves(args.runs, args.out, args.tag)
     print(f"wrote {path}")
     return 0
