@@ -145,6 +145,32 @@ def takes_option(spec: str, option: str) -> bool:
     return any(p.name == option or p.kind is p.VAR_KEYWORD for p in params)
 
 
+def check_spec(spec: str, **overrides: Any) -> tuple[str, dict[str, Any]]:
+    """``(name, options)`` of ``spec`` once the name is registered and every option is
+    one its factory takes (nothing is built: a spec can be checked before it is used).
+
+    Raises:
+        ValueError: malformed spec, unknown agent name or option; the message lists
+            what is accepted.
+    """
+    name, options = parse_spec(spec)
+    options.update(overrides)
+    _load_builtins()
+    if name not in _REGISTRY:
+        raise ValueError(
+            f"unknown agent {name!r}; available: {', '.join(sorted(_REGISTRY))}"
+        )
+    params = inspect.signature(_REGISTRY[name].factory).parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        unknown = sorted(set(options) - set(params))
+        if unknown:
+            raise ValueError(
+                f"agent {name!r} has no option(s) {', '.join(map(repr, unknown))}; "
+                f"accepted: {', '.join(params) or '(none)'}"
+            )
+    return name, options
+
+
 def make_agent(spec: str | Agent, **overrides: Any) -> Agent:
     """Build an agent from a spec string (an agent object is returned unchanged).
 
@@ -157,23 +183,8 @@ def make_agent(spec: str | Agent, **overrides: Any) -> Agent:
     """
     if not isinstance(spec, str) and isinstance(spec, Agent):
         return spec
-    name, options = parse_spec(spec)
-    options.update(overrides)
-    _load_builtins()
-    if name not in _REGISTRY:
-        raise ValueError(
-            f"unknown agent {name!r}; available: {', '.join(sorted(_REGISTRY))}"
-        )
-    factory = _REGISTRY[name].factory
-    params = inspect.signature(factory).parameters
-    if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        unknown = sorted(set(options) - set(params))
-        if unknown:
-            raise ValueError(
-                f"agent {name!r} has no option(s) {', '.join(map(repr, unknown))}; "
-                f"accepted: {', '.join(params) or '(none)'}"
-            )
-    agent = factory(**options)
+    name, options = check_spec(spec, **overrides)
+    agent = _REGISTRY[name].factory(**options)
     if not getattr(agent, "spec", None):
         try:
             agent.spec = spec

@@ -304,3 +304,20 @@ def test_text_board_tells_the_sides_apart_without_colour():
     lines = strip_ansi(env.render()).splitlines()
     assert lines[5] == ". . . X O . ."
     assert lines[-1] == "X (red) to move"
+
+
+@pytest.mark.parametrize(
+    ("opponent", "words"),
+    [
+        ("mcts:n_sim=3", ["no option(s) 'n_sim'", "n_simulations"]),
+        ("alphazero", ["unknown agent 'alphazero'", "available:"]),
+        ("mcts:n_simulations", ["not key=value"]),
+    ],
+)
+def test_a_bad_opponent_spec_fails_at_construction(opponent, words):
+    with pytest.raises(ValueError) as err:
+        gym.make("TicTacToe-v0", opponent=opponent)
+    for word in words:
+        assert word in str(err.value)
+    env = gym.make("TicTacToe-v0", opponent="mcts:n_simulations=3")  # a good one
+    env.reset(seed=0)

@@ -39,7 +39,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from playahead.agents import make_agent, parse_spec
+from playahead.agents import check_spec, make_agent
 from playahead.envs.base import GameEnv
 from playahead.envs.human import render_human
 
@@ -98,7 +98,8 @@ class TwoPlayerEnv(GameEnv):
                 f"agent_player must be 0, 1 or 'random', got {agent_player!r}"
             )
         if isinstance(opponent, str):
-            parse_spec(opponent)  # fail early on a malformed spec
+            if opponent.strip() != "random":  # the built-in random needs no lookup
+                check_spec(opponent)  # fail here on an unknown agent or option
         elif opponent is not None and not (
             callable(opponent) or hasattr(opponent, "act")
         ):
