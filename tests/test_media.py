@@ -14,7 +14,7 @@ from PIL import Image
 from playahead.envs import human
 from playahead.envs.tiles import ThreesEnv, Twenty48Env
 from playahead.tools import media
-from playahead.tools.games import agent_seeds, make_env
+from playahead.tools.games import agent_seeds, build_agent, make_env
 
 
 def test_gif_frames_are_the_envs_rgb_array_pictures():
@@ -27,6 +27,22 @@ def test_gif_frames_are_the_envs_rgb_array_pictures():
     assert not np.array_equal(frames[0], frames[1])
     again = media.game_frames("threes", "greedy", seed=3, n_frames=8, every=2)
     assert all(np.array_equal(a, b) for a, b in zip(frames, again, strict=True))
+
+
+def test_the_default_gif_is_the_whole_game_ending_on_the_final_board():
+    frames = media.game_frames("threes", "greedy", seed=3, n_frames=8)
+    env = make_env("threes", render_mode="rgb_array")
+    env_seed, agent_seed = agent_seeds(3, 2)
+    env.reset(seed=env_seed)
+    first = env.render()
+    player = build_agent("greedy", agent_seed)
+    moves = 0
+    while env.action_masks().any():
+        env.step(player.act(env))
+        moves += 1
+    assert moves > 8 and len(frames) == 8
+    np.testing.assert_array_equal(frames[0], first)
+    np.testing.assert_array_equal(frames[-1], env.render())
 
 
 def test_a_game_that_ends_early_ends_the_gif_on_the_final_position():

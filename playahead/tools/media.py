@@ -1,7 +1,8 @@
 """``playahead media``: the README's pictures.
 
-* ``threes.gif``: a game of Threes playing itself, one frame per move (or per
-  ``every`` moves) from the env's ``rgb_array`` renderer, written with Pillow.
+* ``threes.gif``: a whole game of Threes playing itself, sped up (frames evenly spread
+  over the game, ending on the final board), from the env's ``rgb_array`` renderer,
+  written with Pillow.
 * ``serve.png``: a screenshot of the ``playahead serve`` page after a few moves and a
   hint, taken with headless Chromium through Playwright (``pip install playwright``;
   a Chromium binary such as Debian's ``/usr/bin/chromium``; ``playwright install`` is
@@ -45,7 +46,7 @@ def game_frames(
     *,
     seed: int = 0,
     n_frames: int = 60,
-    every: int = 1,
+    every: int | None = None,
     rules: dict[str, Any] | None = None,
 ) -> list[np.ndarray]:
     """Frames of a game played by ``agent`` (every side of two-player games).
@@ -55,24 +56,37 @@ def game_frames(
         agent: agent spec.
         seed: seeds the game and the agent.
         n_frames: at most this many frames (the first is the starting position).
-        every: moves between frames.
+        every: moves between frames: the first ``n_frames`` frames of the game. None
+            (the default): the whole game, sped up: ``n_frames`` frames evenly spread
+            over it, the last one the final position.
         rules: the game's rule options.
 
     Returns:
         ``uint8[H, W, 3]`` frames from the env's ``rgb_array`` renderer; fewer than
-        ``n_frames`` if the game ends first (the last frame is then the end).
+        ``n_frames`` if the game is shorter (the last frame is then the end).
 
     Raises:
         ValueError: unknown game or agent, ``n_frames < 1`` or ``every < 1``.
     """
     from playahead.tools.games import agent_seeds, build_agent, make_env
 
-    if n_frames < 1 or every < 1:
+    if n_frames < 1 or (every is not None and every < 1):
         raise ValueError(f"n_frames and every must be >= 1, got {n_frames}, {every}")
     env = make_env(game, render_mode="rgb_array", **(rules or {}))
     env_seed, agent_seed = agent_seeds(seed, 2)
     player = build_agent(agent, agent_seed)
     env.reset(seed=env_seed)
+    if every is None:  # play it all, keeping the states (small); draw a few of them
+        states = [env.clone_state()]
+        while env.action_masks().any():
+            env.step(player.act(env))
+            states.append(env.clone_state())
+        picks = np.unique(np.linspace(0, len(states) - 1, n_frames).round())
+        frames = []
+        for i in picks.astype(int):
+            env.restore_state(states[i])
+            frames.append(env.render())
+        return frames
     frames = [env.render()]
     while len(frames) < n_frames and env.action_masks().any():
         for _ in range(every):
@@ -192,12 +206,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--agent", default="expectimax", help="agent of the GIF (default expectimax)"
     )
     parser.add_argument(
-        "--frames", type=int, default=60, help="frames in the GIF (default 60)"
+        "--frames", type=int, default=80, help="frames in the GIF (default 80)"
     )
     parser.add_argument(
-        "--every", type=int, default=3, help="moves between GIF frames (default 3)"
+        "--every",
+        type=int,
+        default=None,
+        help="moves between GIF frames (default: the whole game, sped up to --frames)",
     )
-    parser.add_argument("--fps", type=float, default=5, help="GIF frames per second")
+    parser.add_argument(
+        "--fps", type=float, default=8, help="GIF frames per second (default 8)"
+    )
     parser.add_argument(
         "--chromium", default=CHROMIUM, help=f"Chromium binary (default {CHROMIUM})"
     )
