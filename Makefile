@@ -55,8 +55,8 @@ media: $(VENV)/.test-installed
 	$(PY) -m playahead media --out docs
 
 lint: $(VENV)/.test-installed
-	$(VENV)/bin/ruff check playahead tests benchmarks
-	$(VENV)/bin/ruff format --check playahead tests benchmarks
+	$(VENV)/bin/ruff check playahead tests benchmarks examples
+	$(VENV)/bin/ruff format --check playahead tests benchmarks examples
 
 clean:
 	rm -rf $(VENV) build *.egg-info
