@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from playahead.tools import hint as hint_tool
-from playahead.tools.hint import hint, position, read_board
+from playahead.tools.hint import hint
+from playahead.tools.positions import MAX_BOARD_FILE, position, read_board
 
 THREES_BOARD = "1 2 0 3 / 0 6 0 0 / 0 0 3 0 / 2 0 0 1"
 FAST_TILES = "mcts:n_simulations=200"
@@ -214,7 +215,7 @@ def test_board_files_are_read_bounded(tmp_path):
     with pytest.raises(ValueError, match="is a folder"):
         _cli(["tictactoe", "--board-file", str(tmp_path)])
     big = tmp_path / "big.txt"
-    big.write_text("x" * (hint_tool.MAX_BOARD_FILE + 10))
+    big.write_text("x" * (MAX_BOARD_FILE + 10))
     with pytest.raises(ValueError, match="more than 64 KiB"):
         _cli(["tictactoe", "--board-file", str(big)])
     binary = tmp_path / "noise.bin"
