@@ -22,9 +22,8 @@ and one line saying what the value means. Moves are named as in ``play`` and
 ``watch``: tic-tac-toe cells and Connect Four columns count from 0 (the env's actions).
 
 Inputs and search are capped: piles up to 100, board files up to 64 KiB (see
-:mod:`playahead.tools.positions`),
-and a search of at most :data:`DEFAULT_SECONDS` seconds unless the agent spec sets its
-own ``time_limit`` (up to :data:`MAX_SECONDS`).
+:mod:`playahead.tools.positions`), and a search of at most :data:`DEFAULT_SECONDS`
+seconds unless the agent spec sets its own ``time_limit`` (up to :data:`MAX_SECONDS`).
 
 Threes' deck: a player who counts cards knows how many 1s, 2s and 3s are left in the
 12-card deck; give them with ``--deck ONES,TWOS,THREES`` (after the previewed card was
