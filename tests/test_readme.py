@@ -26,3 +26,28 @@ def test_the_tour_prints_what_the_readme_shows():
         exec(compile(code, "README.md", "exec"), {})
     printed = [" ".join(line.split()) for line in out.getvalue().splitlines()]
     assert printed == [" ".join(p.split()) for p in promised]
+
+
+def _readme_commands() -> list[str]:
+    """Every ``playahead ...`` command in the README's bash blocks (continuation
+    lines joined, comments dropped)."""
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", README.read_text(), re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split(" #", 1)[0].strip()
+            if line.startswith("playahead "):
+                commands.append(line)
+    return commands
+
+
+def test_every_readme_command_parses():
+    import shlex
+
+    from playahead.cli import build_parser
+
+    commands = _readme_commands()
+    assert len(commands) >= 8
+    parser = build_parser()
+    for command in commands:
+        args = parser.parse_args(shlex.split(command)[1:])  # exits on a bad option
+        assert getattr(args, "func", None), command
