@@ -81,3 +81,10 @@ def test_demo_help_shows_the_defaults(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "(default: 20)" in text and "(default: 100000)" in text
     assert "(default: playahead-demo)" in text
+
+
+def test_demo_budgets_out_of_range_are_refused(capsys):
+    assert main(["demo", "--games", "0"]) == 2
+    assert "--games must be from 1 to 10,000, got 0" in capsys.readouterr().err
+    assert main(["demo", "--workers", "1000"]) == 2
+    assert "--workers must be from 1 to 64" in capsys.readouterr().err

@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
 
     from playahead.evaluate import evaluate
 
+    _check(args)
     console = Console()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -100,6 +101,26 @@ def run(args: argparse.Namespace) -> int:
         highlight=False,
     )
     return 0
+
+
+#: The accepted range of each budget: name -> (least, most).
+LIMITS = {
+    "games": (1, 10_000),
+    "train_steps": (0, 100_000_000),
+    "workers": (1, 64),
+    "replay_speed": (0, 100_000),
+}
+
+
+def _check(args: argparse.Namespace) -> None:
+    """Refuse budgets out of :data:`LIMITS` with a message naming the range."""
+    for name, (least, most) in LIMITS.items():
+        value = getattr(args, name)
+        if not least <= value <= most:
+            raise ValueError(
+                f"--{name.replace('_', '-')} must be from {least:,} to {most:,}, "
+                f"got {value:,}"
+            )
 
 
 def label(spec: str) -> str:
