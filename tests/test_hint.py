@@ -231,3 +231,9 @@ def test_a_spec_without_a_time_limit_gets_the_hints_default():
     assert hint_tool.capped_budget("minimax") == {"time_limit": 10.0}
     assert hint_tool.capped_budget("minimax:time_limit=none") == {"time_limit": 10.0}
     assert hint_tool.capped_budget("minimax:time_limit=2") == {}
+
+
+def test_a_search_cut_by_its_time_limit_says_so():
+    cut = hint("chips", pile=100, agent="minimax:time_limit=0.2")
+    assert "stopped at its 0.2 s limit" in cut.note and cut.note in str(cut)
+    assert hint("nim", pile=13, k=3).note == ""  # solved at once

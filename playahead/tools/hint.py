@@ -71,6 +71,7 @@ class Hint:
     agent: str
     moves: tuple[MoveHint, ...]
     analysis: object
+    note: str = ""
 
     @property
     def best(self) -> MoveHint:
@@ -83,6 +84,8 @@ class Hint:
         lines = [f"{head} ({seconds:.2f} s)"]
         for m in self.moves:
             lines.append(f"  {m.name:<{width}}  {m.value:>10.3f}  {m.why}")
+        if self.note:
+            lines.append(self.note)
         return "\n".join(lines)
 
 
@@ -227,7 +230,26 @@ def hint(
         )
         for a in legal
     )
-    return Hint(f"{name} ({text})", spec, moves, analysis)
+    return Hint(
+        f"{name} ({text})", spec, moves, analysis, _time_note(planner, analysis)
+    )
+
+
+def _time_note(planner, analysis) -> str:
+    """A line saying the search stopped at its time limit ("" if it finished)."""
+    limit = getattr(planner, "time_limit", None)
+    # minimax without a depth means "solve it": heuristic values mean time ran out
+    unsolved = (
+        analysis.value_kind == "heuristic" and getattr(planner, "depth", 0) is None
+    )
+    if limit is None or not (
+        unsolved or analysis.stats.get("seconds", 0.0) >= 0.9 * limit
+    ):
+        return ""
+    return (
+        f"the search stopped at its {limit:g} s limit, so the values may be shallow; "
+        f"allow more with --agent 'NAME:time_limit=SECONDS' (at most {MAX_SECONDS:g})"
+    )
 
 
 # ----------------------------------------------------------------- the command
@@ -283,7 +305,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         moves = [dataclasses.asdict(m) for m in result.moves]
         json.dump(
-            {"game": result.game, "agent": result.agent, "moves": moves},
+            {
+                "game": result.game,
+                "agent": result.agent,
+                "moves": moves,
+                "note": result.note,
+            },
             sys.stdout,
             indent=2,
         )
