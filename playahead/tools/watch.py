@@ -186,7 +186,8 @@ def run(args: argparse.Namespace) -> int:
     delay = 1.0 / args.speed if args.speed > 0 else 0.0
     with _stop_key(sys.stdin) as stop_pressed:
         for text in game:
-            footer = STOP_HINT + "\n" if tty else ""
+            footer = (STOP_HINT if sys.stdin.isatty() else "Ctrl-C: stop") + "\n"
+            footer = footer if tty else ""
             sys.stdout.write((CLEAR if tty else "\n") + text + footer)
             sys.stdout.flush()
             if stop_pressed(delay):
