@@ -30,7 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "watch": ("playahead.watch", "watch an agent play a game in the terminal"),
     "play": ("playahead.play", "play a game in the terminal, with hints and autoplay"),
-    "serve": ("playahead.serve", "play in the browser: a local web page with hints"),
+    "serve": (
+        "playahead.tools.serve",
+        "play in the browser: a local web page with hints",
+    ),
     "media": ("playahead.media", "write the README's GIF and screenshot"),
 }
 

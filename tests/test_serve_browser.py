@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from playahead.media import CHROMIUM, CHROMIUM_ARGS
-from playahead.serve.app import start_in_thread
+from playahead.tools.serve.app import start_in_thread
 
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="needs Playwright: pip install playwright"

@@ -1,0 +1,1 @@
+"""User-facing tools: demo, hint, play, watch, media and serve."""
