@@ -264,8 +264,11 @@ def create_app(
 
 def _listen(host: str, port: int) -> socket.socket:
     """A bound TCP socket (uvicorn calls ``listen`` with :data:`BACKLOG`)."""
-    family, *_, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    family, kind, proto, _, address = info
+    # proto IPPROTO_TCP: asyncio sets TCP_NODELAY only on sockets that say they are
+    # TCP (proto 0 would leave Nagle on: ~40 ms per response with delayed ACKs).
+    sock = socket.socket(family, kind, proto or socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind(address)

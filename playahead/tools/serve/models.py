@@ -80,7 +80,7 @@ class BoardGameStateModel(_Strict):
     game: Literal["TicTacToe", "ConnectFour", "Nim", "Chips"]
     rules: Rules
     position: Annotated[
-        list[Annotated[int, Field(ge=-(2**31), le=2**31)]],
+        list[Annotated[int, Field(ge=-MAX_SAFE, le=MAX_SAFE)]],
         Field(min_length=1, max_length=64),
     ]
     agent_player: Side | None
@@ -183,14 +183,29 @@ def _short(value: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+_TAGS = {"Twenty48State", "ThreesState", "BoardGameState", "bool", "int", "str"}
+
+
+def _field(loc: tuple, prefix: str) -> str:
+    """``state.cards`` for pydantic's ``("state", "ThreesState", "cards")``: the union
+    members' tags (``"ThreesState"``, ``"constrained-str"``) are left out."""
+    parts = [prefix] if prefix else []
+    parts += [str(p) for p in loc if str(p) not in _TAGS and "-" not in str(p)]
+    return ".".join(parts) or "body"
+
+
 def explain(err: ValidationError, prefix: str = "") -> str:
-    """One line per problem of a pydantic error: ``field: what is wrong (got ...)``."""
+    """One clause per wrong field of a pydantic error: ``field: what is accepted (got
+    the value)``, at most five fields."""
+    fields: dict[str, list[dict]] = {}
+    for problem in err.errors(include_url=False):
+        fields.setdefault(_field(problem["loc"], prefix), []).append(problem)
     lines = []
-    for problem in err.errors(include_url=False)[:5]:
-        where = ".".join(str(part) for part in (prefix, *problem["loc"]) if part != "")
-        got = problem.get("input")
-        tail = "" if problem["type"] == "missing" else f" (got {_short(got)})"
-        lines.append(f"{where or 'body'}: {problem['msg']}{tail}")
+    for where, problems in list(fields.items())[:5]:
+        said = " or ".join(dict.fromkeys(p["msg"] for p in problems))
+        first = problems[0]
+        tail = "" if first["type"] == "missing" else f" (got {_short(first['input'])})"
+        lines.append(f"{where}: {said}{tail}")
     return "; ".join(lines)
 
 
