@@ -257,3 +257,28 @@ def test_a_move_past_the_limits_is_refused_not_handed_out(game, changes):
     move = 3 if game == "2048" else view["legal"][0]
     status, body = handle("/api/move", {"game": game, "state": state, "move": move})
     assert status == 400 and "reached the server's limits" in body["error"]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--workers", "0"], "--workers must be in 1..8"),
+        (["--max-seconds", "1e9"], "--max-seconds must be in (0, 60]"),
+        (["--port", "70000"], "--port must be in 0..65535"),
+    ],
+)
+def test_serve_cli_refuses_bad_options(argv, message, capsys):
+    from playahead import cli
+
+    assert cli.main(["serve", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_serve_without_its_extra_names_the_extra(monkeypatch, capsys):
+    import playahead.tools.serve as serve_cli
+    from playahead import cli
+
+    monkeypatch.setattr(serve_cli, "SERVE_PACKAGES", ("starlette", "no_such_pkg_x"))
+    assert cli.main(["serve", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "no_such_pkg_x" in err and "pip install 'playahead[serve]'" in err
