@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from playahead.play import GAMES, make_env
 from playahead.tools.serve import api, models
-from playahead.tools.serve.api import handle, state_from_json, state_to_json
+from playahead.tools.serve.api import handle
+from playahead.tools.serve.states import state_from_json, state_to_json
 
 
 def ok(path, payload):

@@ -1,10 +1,10 @@
-"""The stateless JSON API and static page behind ``playahead serve``.
+"""The stateless JSON API of ``playahead serve`` (the routes, without HTTP).
 
 The client holds the game: every response carries ``state``, the env's
-``clone_state()`` as JSON (:func:`state_to_json`), and every request that continues a
-game sends it back; :func:`state_from_json` checks it field by field and the env's
-``restore_state`` checks that it is a position of the game. The server keeps nothing
-between requests, so no client can change another client's game.
+``clone_state()`` as JSON (:func:`.states.state_to_json`), and every request that
+continues a game sends it back; :func:`.states.state_from_json` checks it field by
+field and the env's ``restore_state`` checks that it is a position of the game. The
+server keeps nothing between requests, so no client can change another client's game.
 
 Endpoints (``POST`` with a JSON object body and ``Content-Type: application/json``;
 errors are ``{"error": "..."}``: ``400`` a request the game or planner refuses, ``422``
@@ -47,11 +47,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
 from typing import Any
 
 import numpy as np
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from playahead.agents import available_agents, make_agent, parse_spec, takes_option
 from playahead.play import (
@@ -65,6 +64,7 @@ from playahead.play import (
 )
 from playahead.tools.serve import models
 from playahead.tools.serve.models import SETTINGS
+from playahead.tools.serve.states import ApiError, decode_state, plain, state_to_json
 
 #: Agents the API builds (search planners only: no agent reads files).
 PLANNERS = ("random", "greedy", "mc", "lookahead", "mcts", "expectimax", "minimax")
@@ -78,95 +78,6 @@ _BOARD_KINDS = {
     "nim": "pile",
     "chips": "pile",
 }
-
-
-class ApiError(Exception):
-    """A request the API refuses: ``status`` (4xx) and a message for the client."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.status = status
-
-
-# ---------------------------------------------------------------------------- states
-_BOARD = (lambda b: f"{b:016x}"[::-1], lambda h: int(h[::-1], 16))
-_SAME = (lambda x: x, lambda x: x)
-#: State class name -> the JSON forms of its fields: (encode, decode).
-_FIELDS = {
-    "Twenty48State": {"board": _BOARD, "score": _SAME, "moves": _SAME},
-    "ThreesState": {
-        "board": _BOARD,
-        "cards": _SAME,
-        "moves": _SAME,
-        "bonus_preview": _SAME,
-        "merge_6144": _SAME,
-    },
-    "BoardGameState": {
-        "game": _SAME,
-        "rules": (dict, lambda r: tuple(sorted(r.items()))),
-        "position": (list, tuple),
-        "agent_player": _SAME,
-    },
-}
-
-
-def _state_class(name: str) -> type:
-    from playahead.envs.board_games import BoardGameState
-    from playahead.envs.tiles import ThreesState, Twenty48State
-
-    classes = (Twenty48State, ThreesState, BoardGameState)
-    return {cls.__name__: cls for cls in classes}[name]
-
-
-def state_to_json(state) -> dict:
-    """``{"type": class name, field: value...}`` of a ``clone_state()`` object.
-
-    Packed tile boards become 16 hex digits, one rank per cell row by row from the top
-    left (``"3001..."``: a 3 in the corner), so no client loses precision on 64-bit
-    integers. The result is checked by the same model as a request's state, so the
-    server never hands out a state it would refuse.
-
-    Raises:
-        ApiError: the state is past the API's limits (:data:`models.MAX_MOVES` moves,
-            a score over :data:`models.MAX_SAFE`).
-    """
-    name = type(state).__name__
-    if name not in _FIELDS:
-        raise TypeError(f"no JSON form for {name}")
-    fields = _FIELDS[name]
-    data = dataclasses.asdict(state)
-    out = {"type": name} | {k: fields[k][0](v) for k, v in data.items()}
-    out = _plain(out)
-    try:
-        TypeAdapter(models.State).validate_python(out)
-    except ValidationError as err:
-        raise ApiError(
-            "this game has reached the server's limits "
-            f"({models.explain(err, 'state')}); start a new one"
-        ) from None
-    return out
-
-
-def state_from_json(obj) -> Any:
-    """The state object of :func:`state_to_json`'s output, every field checked.
-
-    Raises:
-        ApiError: (422) not a state of :mod:`models`: an unknown type, missing or
-            extra fields, or a field of the wrong type or range. (Whether it is a
-            position of the game is checked by the env's ``restore_state``.)
-    """
-    try:
-        model = TypeAdapter(models.State).validate_python(obj)
-    except ValidationError as err:
-        raise ApiError(models.explain(err, "state"), 422) from None
-    return _decode_state(model)
-
-
-def _decode_state(model) -> Any:
-    data = model.model_dump()
-    name = data.pop("type")
-    fields = _FIELDS[name]
-    return _state_class(name)(**{k: fields[k][1](v) for k, v in data.items()})
 
 
 # ---------------------------------------------------------------------------- inputs
@@ -199,7 +110,7 @@ def _env(game: Game, rules: dict):
 
 def _restore(game: Game, model):
     """A fresh env of ``game`` at the position of ``model`` (a :data:`models.State`)."""
-    state = _decode_state(model)
+    state = decode_state(model)
     name = type(state).__name__
     if game.num_players == 1:
         expected = "ThreesState" if game.name == "threes" else "Twenty48State"
@@ -276,19 +187,6 @@ def build_planner(
 
 
 # ---------------------------------------------------------------------------- views
-def _plain(value):
-    """JSON-safe copy: numpy scalars to Python, NaN to None, tuples to lists."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | np.ndarray):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
 def view(game: Game, env) -> dict:
     """What a client needs to draw and continue the game (see the module docstring)."""
     base = env.unwrapped
@@ -298,7 +196,7 @@ def view(game: Game, env) -> dict:
     if game.num_players == 2:
         info["winner"] = base.winner
         info["agent_player"] = base.clone_state().agent_player
-    return _plain(
+    return plain(
         {
             "game": game.name,
             "state": state_to_json(base.clone_state()),
@@ -405,7 +303,7 @@ def api_hint(req: models.HintRequest, max_seconds: float = MAX_SECONDS) -> dict:
         for k, v in analysis.stats.items()
         if isinstance(v, int | float | str | np.generic)
     }
-    return _plain(
+    return plain(
         {
             "agent": spec,
             "action": analysis.action,
