@@ -283,3 +283,18 @@ def test_serve_without_its_extra_names_the_extra(monkeypatch, capsys):
     assert cli.main(["serve", "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert "no_such_pkg_x" in err and "pip install 'playahead[serve]'" in err
+
+
+def test_a_two_player_lookahead_too_big_for_the_time_cap_is_refused():
+    five = {"game": TTT, "options": {"size": 5}}
+    view = ok("/api/new", five | {"side": None})
+    spec = "lookahead:depth=4,n_sims=200"  # 25 ** 4 * 200 playouts
+    status, body = handle(
+        "/api/hint", {"game": TTT, "state": view["state"], "agent": spec}
+    )
+    assert status == 422 and "at most 5,000,000" in body["error"]
+    status, body = handle("/api/new", five | {"side": 1, "opponent": spec})
+    assert status == 422 and "lower depth or n_sims" in body["error"]
+    assert ok(
+        "/api/hint", {"game": TTT, "state": view["state"], "agent": "lookahead:depth=1"}
+    )

@@ -70,6 +70,9 @@ from playahead.tools.serve.states import ApiError, decode_state, plain, state_to
 PLANNERS = ("random", "greedy", "mc", "lookahead", "mcts", "expectimax", "minimax")
 #: Longest search of one request, in seconds (the planners' ``time_limit``).
 MAX_SECONDS = 10.0
+#: Most playouts a two-player ``lookahead`` may plan (legal moves ** depth * n_sims):
+#: its search does not look at the clock (5 M playouts: about 5 s of tic-tac-toe 5x5).
+MAX_PLAYOUTS = 5_000_000
 #: Integer rule options: (smallest, largest) accepted.
 RULE_LIMITS = {"size": (2, 5), "n": (1, 200), "k": (1, 20)}
 _BOARD_KINDS = {
@@ -186,6 +189,26 @@ def build_planner(
         raise ApiError(f"agent {spec!r}: {err}") from None
 
 
+def check_work(planner, env) -> None:
+    """Refuse a two-player ``lookahead`` whose tree is too big for the time cap.
+
+    Raises:
+        ApiError: (422) legal moves ** depth * playouts per leaf over
+            :data:`MAX_PLAYOUTS`.
+    """
+    if getattr(planner, "name", "") != "lookahead" or env.unwrapped.num_players != 2:
+        return
+    legal = int(env.action_masks().sum())
+    playouts = legal**planner.depth * (planner.n_sims or 20)
+    if playouts > MAX_PLAYOUTS:
+        raise ApiError(
+            f"lookahead with depth {planner.depth} and n_sims {planner.n_sims} plans "
+            f"{playouts:,} playouts from {legal} legal moves; at most {MAX_PLAYOUTS:,}:"
+            " lower depth or n_sims",
+            422,
+        )
+
+
 # ---------------------------------------------------------------------------- views
 def view(game: Game, env) -> dict:
     """What a client needs to draw and continue the game (see the module docstring)."""
@@ -219,6 +242,7 @@ def _opponent_replies(env, spec, rng, moves: list, max_seconds: float) -> None:
     while env.action_masks().any() and env.current_player != side:
         if opponent is None:
             opponent = build_planner(spec, {}, rng, max_seconds)
+        check_work(opponent, env)
         player = env.current_player
         action = int(opponent.act(env))
         env.step(action)
@@ -243,6 +267,7 @@ def api_games() -> dict:
         "planners": [p for p in PLANNERS if p in available_agents()],
         "settings": list(SETTINGS),
         "caps": models.CAPS | {"planners": models.PLANNER_CAPS},
+        "max_playouts": MAX_PLAYOUTS,
         "max_seconds": MAX_SECONDS,
     }
 
@@ -294,6 +319,7 @@ def api_hint(req: models.HintRequest, max_seconds: float = MAX_SECONDS) -> dict:
     spec = req.agent or default_agent(game)
     rng = np.random.default_rng()
     planner = build_planner(spec, req.settings, rng, max_seconds)
+    check_work(planner, env)
     try:
         analysis = planner.analyze(env)
     except ValueError as err:
