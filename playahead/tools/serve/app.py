@@ -227,7 +227,8 @@ def create_app(
         if exc.status_code == 404:
             message = f"not found: {request.url.path}"
         elif exc.status_code == 405:
-            allowed = (exc.headers or {}).get("Allow", "")
+            allowed = (exc.headers or {}).get("Allow", "").split(", ")
+            allowed = ", ".join(sorted(allowed))
             message = f"{request.url.path} takes {allowed}, not {request.method}"
             if request.url.path in api.ROUTES:
                 message += " (with a JSON body)"
