@@ -3,6 +3,7 @@ running search does not hold other clients; a search past the deadline has its w
 killed and replaced (504); workers die with the server. (``make loadtest`` is the big
 version of the load test, with numbers.)"""
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -12,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from playahead.tools.serve import app
+from playahead.tools.serve import api, app
 from playahead.tools.serve.loadtest import CappedSearch, call, run_load, wait_ready
+from playahead.tools.serve.pool import SearchBusy, SearchPool, SearchTimeout
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +105,35 @@ def test_workers_exit_when_the_server_is_killed():
             break
         time.sleep(0.1)
     assert [pid for pid in children if _alive(pid)] == []
+
+
+def test_the_pool_says_busy_rather_than_queueing_forever():
+    async def scenario():
+        pool = SearchPool(size=1, deadline=1.0, max_seconds=3.0, max_waiting=1)
+        await pool.start()
+        while pool.status()["idle"] < 1:
+            await asyncio.sleep(0.05)
+        view = api.handle("/api/new", {"game": "connect4", "side": None})[1]
+        body = {"game": "connect4", "state": view["state"], "agent": "minimax"}
+        long = asyncio.create_task(pool.run("/api/hint", body))  # 3 s > deadline
+        await asyncio.sleep(0.1)
+        waiting = asyncio.create_task(pool.run("/api/hint", body))
+        await asyncio.sleep(0.1)
+        results = await asyncio.gather(
+            long, waiting, pool.run("/api/hint", body), return_exceptions=True
+        )
+        while pool.status()["idle"] < 1:  # the killed worker's replacement
+            await asyncio.sleep(0.05)
+        worker = next(iter(pool._workers))
+        crashed = asyncio.create_task(pool.run("/api/hint", body))
+        await asyncio.sleep(0.3)
+        worker.process.kill()  # a worker that dies mid-search
+        results.append((await asyncio.gather(crashed, return_exceptions=True))[0])
+        await pool.close()
+        return results
+
+    long, waiting, third, crashed = asyncio.run(scenario())
+    assert isinstance(long, SearchTimeout) and "deadline" in str(long)
+    assert isinstance(waiting, SearchBusy) and "stayed busy" in str(waiting)
+    assert isinstance(third, SearchBusy) and "already waiting" in str(third)
+    assert isinstance(crashed, SearchBusy) and "died" in str(crashed)
