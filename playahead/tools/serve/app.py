@@ -279,6 +279,10 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
 def make_server(app: Starlette, verbose: bool = False) -> Server:
     """A uvicorn server for ``app`` with this module's limits."""
     config = Config(
@@ -327,7 +331,7 @@ def start_in_thread(host: str = "127.0.0.1", port: int = 0, **app_options):
         time.sleep(0.05)
     if not server.started:
         raise RuntimeError("the server did not start")
-    url = f"http://{bound_host}:{bound_port}/"
+    url = _url(bound_host, bound_port)
     return RunningServer(server, thread, url), url
 
 
@@ -340,7 +344,7 @@ def serve(
     """Serve until interrupted (Ctrl-C)."""
     sock = _listen(host, port)
     bound_port = sock.getsockname()[1]
-    print(f"playahead serve: http://{host}:{bound_port}/  (Ctrl-C stops)", flush=True)
+    print(f"playahead serve: {_url(host, bound_port)}  (Ctrl-C stops)", flush=True)
     if host not in ("127.0.0.1", "localhost", "::1"):
         print(
             f"playahead serve: listening on {host}: anyone who can reach it can use "
