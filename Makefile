@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --disable-pip-version-check -q -c constraints.txt
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: demo test test-slow test-nojit bench lint clean media
+.PHONY: demo test test-slow test-nojit bench lint clean media loadtest
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,11 @@ bench: $(VENV)/.bench-installed
 # The README's animated game and web-page screenshot.
 media: $(VENV)/.test-installed
 	$(PY) -m playahead media --out docs
+
+# A bounded load test of `playahead serve` on 127.0.0.1 (64 clients, 3000 requests, a
+# capped search running meanwhile): requests/s, errors, latency p50/p90/p99.
+loadtest: $(VENV)/.test-installed
+	$(PY) -m playahead.tools.serve.loadtest --clients 64 --requests 3000
 
 lint: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check playahead tests benchmarks examples

@@ -33,7 +33,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "playahead.tools.play",
         "play a game in the terminal, with hints and autoplay",
     ),
-    "serve": ("playahead.serve", "play in the browser: a local web page with hints"),
+    "serve": (
+        "playahead.tools.serve",
+        "play in the browser: a local web page with hints",
+    ),
     "media": ("playahead.tools.media", "write the README's GIF and screenshot"),
 }
 

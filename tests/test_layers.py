@@ -9,7 +9,7 @@ import playahead
 
 ROOT = Path(playahead.__file__).parent
 LAYERS = ("games", "envs", "planners", "train", "evaluate")
-TOOLS = ("playahead.tools", "playahead.serve")
+TOOLS = ("playahead.tools",)
 
 
 def imported_modules(source: str, package: str) -> set[str]:

@@ -1,17 +1,16 @@
 """``playahead serve``: state JSON round trips, the stateless API, every error a 4xx."""
 
 import json
-import urllib.error
-import urllib.request
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from playahead.serve import app
-from playahead.serve.app import handle, state_from_json, state_to_json
 from playahead.tools.games import GAMES, make_env
+from playahead.tools.serve import api, models
+from playahead.tools.serve.api import handle
+from playahead.tools.serve.states import state_from_json, state_to_json
 
 
 def ok(path, payload):
@@ -112,11 +111,24 @@ def test_hint_ranks_moves_and_finds_the_winning_take():
     assert hint["stats"]["simulations"] == 50
 
 
-def test_searches_are_capped_in_time():
-    rng = np.random.default_rng(0)
-    agent = app.build_planner("mcts", {"time_limit": 1e6}, rng)
-    assert agent.time_limit == app.MAX_SECONDS
-    assert app.build_planner("mcts:n_simulations=10", {}, rng).time_limit > 0
+@pytest.mark.parametrize(
+    "spec, settings",
+    [
+        ("mcts", {"time_limit": 1e6}),
+        ("mcts", {"time_limit": None}),
+        ("mcts:time_limit=none", {}),
+        ("mcts:time_limit=none,n_simulations=none", {}),
+        ("mc:n_rollouts=none", {"time_limit": -1}),
+        ("minimax:time_limit=1e9", {"depth": None}),
+    ],
+)
+def test_every_search_is_capped_in_time_and_budget(spec, settings):
+    agent = api.build_planner(spec, settings, np.random.default_rng(0), 3.0)
+    assert agent.time_limit == 3.0
+    for key in models.OPEN_ENDED:
+        assert getattr(agent, key, 0) is not None
+        assert getattr(agent, key, 0) <= models.CAPS[key]
+    assert api.build_planner("mcts:n_simulations=10", {}, np.random.default_rng(0))
 
 
 def _state(game="threes", **changes):
@@ -135,38 +147,68 @@ def hint(state="<threes>", game="threes", **extra):
 TTT = "tictactoe"
 BAD = [
     ("/api/new", {"game": "chess"}, "unknown game 'chess'"),
-    ("/api/new", {}, "unknown game None"),
+    ("/api/new", {}, "game: Field required"),
     ("/api/new", {"game": "nim", "options": {"size": 3}}, "no option 'size'"),
     ("/api/new", {"game": "nim", "options": {"n": 10**6}}, "n must be in 1..200"),
     ("/api/new", {"game": TTT, "options": {"size": "3"}}, "size must be int"),
-    ("/api/new", {"game": "nim", "options": []}, "options must be an object"),
-    ("/api/new", {"game": "2048", "seed": -1}, "seed must be an integer"),
-    ("/api/new", {"game": "nim", "side": 2}, "side must be 0, 1 or null"),
+    (
+        "/api/new",
+        {"game": "nim", "options": []},
+        "options: Input should be a valid dictionary",
+    ),
+    (
+        "/api/new",
+        {"game": "2048", "seed": -1},
+        "seed: Input should be greater than or equal to 0",
+    ),
+    (
+        "/api/new",
+        {"game": "nim", "side": 2},
+        "side: Input should be less than or equal to 1",
+    ),
     ("/api/new", {"game": "nim", "side": 1, "opponent": "ppo"}, "not available"),
-    ("/api/move", {"game": "threes", "move": 0}, "missing 'state'"),
-    ("/api/move", move("x"), "must be an object"),
-    ("/api/move", move({"type": "Evil"}), "state.type must"),
+    ("/api/move", {"game": "threes", "move": 0}, "state: Field required"),
+    ("/api/move", move("x"), "state: Input should be a valid dictionary"),
+    ("/api/move", move({"type": "Evil"}), "does not match any of the expected tags"),
     ("/api/move", move("<threes>", "2048"), "needs a Twenty48State"),
-    ("/api/move", move("<cards=-1>"), "cards must"),
+    ("/api/move", move("<cards=-1>"), "state.cards: Input should be greater"),
     ("/api/move", move("<cards=7>"), "malformed state"),
-    ("/api/move", move("<board=12>"), "16 lower-case hex"),
-    ("/api/move", move("<moves=true>"), "must be an integer"),
-    ("/api/move", move("<extra=1>"), "unexpected ['extra']"),
+    ("/api/move", move("<board=12>"), "state.board: Input should be a valid string"),
+    ("/api/move", move("<moves=true>"), "state.moves: Input should be a valid integer"),
+    ("/api/move", move("<extra=1>"), "state.extra: Extra inputs are not permitted"),
     ("/api/move", move("<threes>", move=9), "illegal move 9"),
-    ("/api/move", move("<threes>", move="up"), "illegal move 'up'"),
-    ("/api/move", move("<threes>", move=True), "illegal move True"),
-    ("/api/move", move("<threes>", nonce=[]), "nonce must be"),
+    ("/api/move", move("<threes>", move="up"), "move: Input should be a valid integer"),
+    ("/api/move", move("<threes>", move=True), "move: Input should be a valid integer"),
+    (
+        "/api/move",
+        move("<threes>", nonce=[]),
+        "nonce: Input should be a valid string or",
+    ),
     ("/api/move", move("<ttt=[1,1]>", TTT), "malformed state"),
     ("/api/move", move("<ttt over>", TTT, move=8), "the game is over"),
     ("/api/move", move("<ttt their turn>", TTT, move=8), "not player 0's turn"),
     ("/api/hint", hint(agent="mcts:x"), "not key=value"),
     ("/api/hint", hint(agent="alphazero"), "not available here"),
-    ("/api/hint", hint(agent=3), "spec string"),
-    ("/api/hint", hint(settings={"tt_bits": 28}), "unknown setting 'tt_bits'"),
-    ("/api/hint", hint(settings=[1]), "settings must be an object"),
-    ("/api/hint", hint(agent="mcts:n_simulations=-1"), "must be a positive integer"),
+    ("/api/hint", hint(agent=3), "agent: Input should be a valid string"),
+    ("/api/hint", hint(settings={"tt_bits": 28}), "tt_bits: Extra inputs"),
+    ("/api/hint", hint(settings=[1]), "settings: Input should be a valid dict"),
+    (
+        "/api/hint",
+        hint(agent="mcts:n_simulations=-1"),
+        "n_simulations: Input should be greater",
+    ),
     ("/api/hint", hint("<c4>", "connect4", agent="expectimax"), "cannot analyze"),
     ("/api/hint", hint("<ttt over>", TTT), "the game is over"),
+    ("/api/move", move({"type": ["ThreesState"]}), "does not match any of the exp"),
+    ("/api/move", move("<moves=1000000001>"), "state.moves: Input should be less"),
+    ("/api/hint", hint(agent="lookahead", settings={"depth": 50}), "at most 4"),
+    ("/api/hint", hint(agent="mcts:n_simulations=1000000000"), "or equal to 100000"),
+    ("/api/hint", hint(agent="mcts:time_limit=soon"), "time_limit: Input should be"),
+    (
+        "/api/new",
+        {"game": "nim", "options": {"n": [[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}},
+        "nests deeper than 16",
+    ),
     ("/api/nothing", {}, "no endpoint"),
     ("/api/new", ["game"], "must be a JSON object"),
 ]
@@ -202,54 +244,57 @@ def test_bad_requests_get_a_4xx_with_a_message(path, payload, message):
     assert message in body["error"]
 
 
-@pytest.fixture(scope="module")
-def server():
-    srv, url = app.start_in_thread()
-    yield url
-    srv.shutdown()
-    srv.server_close()
-
-
-def _http(url, body=None, content_type="application/json", method=None):
-    data = body if isinstance(body, bytes | None) else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method)
-    if data is not None:
-        request.add_header("Content-Type", content_type)
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as err:
-        return err.code, err.read()
-
-
-def test_http_serves_the_page_and_the_api(server):
-    status, html = _http(server)
-    assert status == 200 and b"/static/app.js" in html
-    for name in ("static/app.js", "static/style.css"):
-        assert _http(server + name)[0] == 200
-    games = json.loads(_http(server + "api/games")[1])
-    assert [g["name"] for g in games["games"]] == list(GAMES)
-    status, body = _http(server + "api/new", {"game": "2048", "seed": 1})
-    assert status == 200 and json.loads(body)["game"] == "2048"
+@pytest.mark.parametrize(
+    "game, changes",
+    [
+        ("threes", {"moves": models.MAX_MOVES}),
+        ("2048", {"score": 2**53 - 4, "board": "1100" + "0" * 12}),  # left adds 4
+    ],
+)
+def test_a_move_past_the_limits_is_refused_not_handed_out(game, changes):
+    view = ok("/api/new", {"game": game, "seed": 0})
+    state = view["state"] | changes
+    assert state_from_json(state)  # accepted, but the move would pass the limit
+    move = 3 if game == "2048" else view["legal"][0]
+    status, body = handle("/api/move", {"game": game, "state": state, "move": move})
+    assert status == 400 and "reached the server's limits" in body["error"]
 
 
 @pytest.mark.parametrize(
-    "path, body, content_type, method, status",
+    "argv, message",
     [
-        ("api/new", b"{not json", "application/json", None, 400),
-        ("api/new", b"[]", "application/json", None, 400),
-        ("api/new", b'{"game": "2048"}', "text/plain", None, 415),
-        ("api/new", b"x" * (app.MAX_BODY + 1), "application/json", None, 413),
-        ("api/unknown", b"{}", "application/json", None, 404),
-        ("api/new", None, None, "GET", 405),
-        ("../etc/passwd", None, None, "GET", 404),
-        ("static/../app.py", None, None, "GET", 404),
+        (["--workers", "0"], "--workers must be in 1..8"),
+        (["--max-seconds", "1e9"], "--max-seconds must be in (0, 60]"),
+        (["--port", "70000"], "--port must be in 0..65535"),
     ],
 )
-def test_http_errors_are_json_and_the_server_lives_on(
-    server, path, body, content_type, method, status
-):
-    got, raw = _http(server + path, body, content_type, method)
-    assert got == status
-    assert json.loads(raw)["error"]
-    assert _http(server + "api/games")[0] == 200
+def test_serve_cli_refuses_bad_options(argv, message, capsys):
+    from playahead import cli
+
+    assert cli.main(["serve", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_serve_without_its_extra_names_the_extra(monkeypatch, capsys):
+    import playahead.tools.serve as serve_cli
+    from playahead import cli
+
+    monkeypatch.setattr(serve_cli, "SERVE_PACKAGES", ("starlette", "no_such_pkg_x"))
+    assert cli.main(["serve", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "no_such_pkg_x" in err and "pip install 'playahead[serve]'" in err
+
+
+def test_a_two_player_lookahead_too_big_for_the_time_cap_is_refused():
+    five = {"game": TTT, "options": {"size": 5}}
+    view = ok("/api/new", five | {"side": None})
+    spec = "lookahead:depth=4,n_sims=200"  # 25 ** 4 * 200 playouts
+    status, body = handle(
+        "/api/hint", {"game": TTT, "state": view["state"], "agent": spec}
+    )
+    assert status == 422 and "at most 5,000,000" in body["error"]
+    status, body = handle("/api/new", five | {"side": 1, "opponent": spec})
+    assert status == 422 and "lower depth or n_sims" in body["error"]
+    assert ok(
+        "/api/hint", {"game": TTT, "state": view["state"], "agent": "lookahead:depth=1"}
+    )

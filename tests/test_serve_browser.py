@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from playahead.serve.app import start_in_thread
 from playahead.tools.media import CHROMIUM, CHROMIUM_ARGS
+from playahead.tools.serve.app import start_in_thread
 
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="needs Playwright: pip install playwright"

@@ -159,7 +159,7 @@ def serve_screenshot(
         ) from None
     if not Path(chromium).exists():
         raise ValueError(f"no Chromium at {chromium}; apt-get install -y chromium")
-    from playahead.serve.app import start_in_thread
+    from playahead.tools.serve.app import start_in_thread
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

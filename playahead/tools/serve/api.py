@@ -1,0 +1,410 @@
+"""The stateless JSON API of ``playahead serve`` (the routes, without HTTP).
+
+The client holds the game: every response carries ``state``, the env's
+``clone_state()`` as JSON (:func:`.states.state_to_json`), and every request that
+continues a game sends it back; :func:`.states.state_from_json` checks it field by
+field and the env's ``restore_state`` checks that it is a position of the game. The
+server keeps nothing between requests, so no client can change another client's game.
+
+Endpoints (``POST`` with a JSON object body and ``Content-Type: application/json``;
+errors are ``{"error": "..."}``: ``400`` a request the game or planner refuses, ``422``
+a field of the wrong type or range (:mod:`playahead.tools.serve.models`)):
+
+* ``GET /api/games``: the games, their rule options, the planners and their settings.
+* ``POST /api/new``: ``{"game", "options": {rule: value}, "seed"?, "side"?,
+  "opponent"?}`` -> a view of the first position (in two-player games the opponent
+  moves first when ``side`` is 1; ``side: null`` is hot-seat play with no opponent).
+* ``POST /api/move``: ``{"game", "state", "move", "opponent"?, "nonce"?}`` -> the new
+  view, ``reward`` (the move's reward for the mover) and ``moves`` (the move and the
+  opponent's reply, each ``{"player", "action", "label"}``).
+* ``POST /api/hint``: ``{"game", "state", "agent"?, "settings"?}`` -> ``ranked``
+  (legal moves best first, ``{"action", "label", "value"}``), ``action``,
+  ``value_kind``, ``values``, ``visits``, ``stats``. ``agent`` is a planner spec such
+  as ``"mcts:n_simulations=400"``; ``settings`` (e.g. ``{"depth": 3}``) override its
+  options.
+
+A view is ``{"game", "state", "done", "legal", "labels", "kind", "board", "info",
+"text"}``: ``board`` is ``env.board`` as nested lists (faces for Threes and 2048),
+``kind`` says how to draw it (``"tiles"``, ``"grid"``, ``"columns"``, ``"pile"``).
+
+Randomness: chance after a move (the new tile or card, the opponent's choice) comes
+from a generator made for that request: ``np.random.default_rng()`` (fresh OS entropy),
+or, when the request has a ``nonce``, ``np.random.default_rng`` of a SHA-256 of the
+game, state, move and nonce, so a client can replay a move exactly. Planners
+(hints, the opponent) get a seed from the same generator unless a ``seed`` setting is
+given.
+
+Limits: only the planners in :data:`PLANNERS` (no agent that loads files), only the
+settings of :class:`models.Settings`, each budget within :data:`models.CAPS`, every
+search's ``time_limit`` at most ``max_seconds`` (:data:`MAX_SECONDS` by default), rule
+options within :data:`RULE_LIMITS`. This module does no HTTP:
+:mod:`playahead.tools.serve.app` serves it, and runs each search in a worker process
+(:mod:`playahead.tools.serve.pool`) under a hard deadline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from typing import Any
+
+import numpy as np
+from pydantic import ValidationError
+
+from playahead.agents import available_agents, make_agent, parse_spec, takes_option
+from playahead.tools.games import (
+    GAMES,
+    Game,
+    action_label,
+    default_agent,
+    get_game,
+    make_env,
+    strip_ansi,
+)
+from playahead.tools.serve import models
+from playahead.tools.serve.models import SETTINGS
+from playahead.tools.serve.states import ApiError, decode_state, plain, state_to_json
+
+#: Agents the API builds (search planners only: no agent reads files).
+PLANNERS = ("random", "greedy", "mc", "lookahead", "mcts", "expectimax", "minimax")
+#: Longest search of one request, in seconds (the planners' ``time_limit``).
+MAX_SECONDS = 10.0
+#: Most playouts a two-player ``lookahead`` may plan (legal moves ** depth * n_sims):
+#: its search does not look at the clock (5 M playouts: about 5 s of tic-tac-toe 5x5).
+MAX_PLAYOUTS = 5_000_000
+#: Integer rule options: (smallest, largest) accepted.
+RULE_LIMITS = {"size": (2, 5), "n": (1, 200), "k": (1, 20)}
+_BOARD_KINDS = {
+    "tictactoe": "grid",
+    "connect4": "columns",
+    "nim": "pile",
+    "chips": "pile",
+}
+
+
+# ---------------------------------------------------------------------------- inputs
+def _game(name: str) -> Game:
+    try:
+        return get_game(name)
+    except ValueError as err:
+        raise ApiError(str(err)) from None
+
+
+def _rules(game: Game, options: dict) -> dict[str, Any]:
+    for key, value in options.items():
+        if key not in game.rules:
+            accepted = ", ".join(game.rules) or "none"
+            raise ApiError(f"{game.name} has no option {key!r}; accepted: {accepted}")
+        number = isinstance(value, int) and not isinstance(value, bool)
+        if key in RULE_LIMITS and number:
+            low, high = RULE_LIMITS[key]
+            if not low <= value <= high:
+                raise ApiError(f"option {key} must be in {low}..{high}, got {value}")
+    return dict(options)
+
+
+def _env(game: Game, rules: dict):
+    try:
+        return make_env(game, **rules)
+    except ValueError as err:
+        raise ApiError(str(err)) from None
+
+
+def _restore(game: Game, model):
+    """A fresh env of ``game`` at the position of ``model`` (a :data:`models.State`)."""
+    state = decode_state(model)
+    name = type(state).__name__
+    if game.num_players == 1:
+        expected = "ThreesState" if game.name == "threes" else "Twenty48State"
+        rules = {}
+        if name == "ThreesState" == expected:
+            rules = {"bonus_preview": state.bonus_preview}
+            rules["merge_6144"] = state.merge_6144
+    else:
+        expected = "BoardGameState"
+        rules = dict(state.rules) if name == expected else {}
+    if name != expected:
+        raise ApiError(f"{game.name} needs a {expected} state, got {name}")
+    env = _env(game, _rules(game, rules))
+    try:
+        env.restore_state(state)
+    except (ValueError, TypeError, OverflowError) as err:
+        raise ApiError(f"malformed state: {err}") from None
+    return env
+
+
+def _request_rng(nonce, *parts) -> np.random.Generator:
+    if nonce is None:
+        return np.random.default_rng()
+    text = json.dumps([*parts, nonce], sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(text.encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], "little"))
+
+
+def planner_name(spec: str) -> str:
+    """The planner a spec names, if it is one the API builds.
+
+    Raises:
+        ApiError: a malformed spec or an agent not in :data:`PLANNERS`.
+    """
+    try:
+        name, _ = parse_spec(spec)
+    except ValueError as err:
+        raise ApiError(str(err)) from None
+    known = [p for p in PLANNERS if p in available_agents()]
+    if name not in known:
+        raise ApiError(f"agent {name!r} is not available here; choose from {known}")
+    return name
+
+
+def build_planner(
+    spec: str, settings: dict, rng: np.random.Generator, max_seconds=MAX_SECONDS
+):
+    """A planner from a request's ``spec`` and ``settings``, every budget capped.
+
+    The spec's own options (``"mcts:time_limit=none"``) are checked like ``settings``
+    (:func:`models.capped_settings`): ``time_limit`` at most ``max_seconds``.
+
+    Raises:
+        ApiError: not a planner of :data:`PLANNERS`, a setting not in
+            :data:`SETTINGS` or over its cap (422), or an option the planner rejects.
+    """
+    name = planner_name(spec)
+    options = parse_spec(spec)[1] | dict(settings)
+    try:
+        options = models.capped_settings(name, options, max_seconds)
+    except ValidationError as err:
+        problem = models.explain(err, "settings")
+        raise ApiError(f"agent {spec!r}: {problem}", 422) from None
+    except ValueError as err:
+        raise ApiError(f"agent {spec!r}: {err}", 422) from None
+    if options.get("seed") is None:
+        options["seed"] = int(rng.integers(2**63 - 1))
+    if not takes_option(name, "time_limit"):
+        options.pop("time_limit")
+    try:
+        return make_agent(name, **options)
+    except ValueError as err:
+        raise ApiError(f"agent {spec!r}: {err}") from None
+
+
+def check_work(planner, env) -> None:
+    """Refuse a two-player ``lookahead`` whose tree is too big for the time cap.
+
+    Raises:
+        ApiError: (422) legal moves ** depth * playouts per leaf over
+            :data:`MAX_PLAYOUTS`.
+    """
+    if getattr(planner, "name", "") != "lookahead" or env.unwrapped.num_players != 2:
+        return
+    legal = int(env.action_masks().sum())
+    playouts = legal**planner.depth * (planner.n_sims or 20)
+    if playouts > MAX_PLAYOUTS:
+        raise ApiError(
+            f"lookahead with depth {planner.depth} and n_sims {planner.n_sims} plans "
+            f"{playouts:,} playouts from {legal} legal moves; at most {MAX_PLAYOUTS:,}:"
+            " lower depth or n_sims",
+            422,
+        )
+
+
+# ---------------------------------------------------------------------------- views
+def view(game: Game, env) -> dict:
+    """What a client needs to draw and continue the game (see the module docstring)."""
+    base = env.unwrapped
+    mask = base.action_masks()
+    info = base._info()  # the env's info dict without stepping it
+    info.pop("action_mask", None)
+    if game.num_players == 2:
+        info["winner"] = base.winner
+        info["agent_player"] = base.clone_state().agent_player
+    return plain(
+        {
+            "game": game.name,
+            "state": state_to_json(base.clone_state()),
+            "done": not mask.any(),
+            "legal": np.flatnonzero(mask).tolist(),
+            "labels": [action_label(base, a) for a in range(mask.size)],
+            "kind": _BOARD_KINDS.get(game.name, "tiles"),
+            "board": base.board.tolist(),
+            "info": info,
+            "text": strip_ansi(base.render()),
+        }
+    )
+
+
+def _opponent_replies(env, spec, rng, moves: list, max_seconds: float) -> None:
+    side = env.clone_state().agent_player
+    if side is None or spec is None:
+        return
+    opponent = None
+    while env.action_masks().any() and env.current_player != side:
+        if opponent is None:
+            opponent = build_planner(spec, {}, rng, max_seconds)
+        check_work(opponent, env)
+        player = env.current_player
+        action = int(opponent.act(env))
+        env.step(action)
+        label = action_label(env, action)
+        moves.append({"player": player, "action": action, "label": label})
+
+
+# ---------------------------------------------------------------------------- routes
+def api_games() -> dict:
+    """The games with their rule options and default agents, the planners and caps."""
+    return {
+        "games": [
+            {
+                "name": g.name,
+                "env_id": g.env_id,
+                "num_players": g.num_players,
+                "options": {k: t.__name__ for k, t in g.rules.items()},
+                "default_agent": default_agent(g),
+            }
+            for g in GAMES.values()
+        ],
+        "planners": [p for p in PLANNERS if p in available_agents()],
+        "settings": list(SETTINGS),
+        "caps": models.CAPS | {"planners": models.PLANNER_CAPS},
+        "max_playouts": MAX_PLAYOUTS,
+        "max_seconds": MAX_SECONDS,
+    }
+
+
+def api_new(req: models.NewRequest, max_seconds: float = MAX_SECONDS) -> dict:
+    """A new game (see the module docstring)."""
+    game = _game(req.game)
+    env = _env(game, _rules(game, req.options))
+    env.reset(seed=req.seed)
+    moves: list = []
+    if game.num_players == 2:
+        state = dataclasses.replace(env.clone_state(), agent_player=req.side)
+        env.restore_state(state)
+        rng = np.random.default_rng(None if req.seed is None else [req.seed, 1])
+        _opponent_replies(env, req.opponent, rng, moves, max_seconds)
+    return view(game, env) | {"moves": moves}
+
+
+def api_move(req: models.MoveRequest, max_seconds: float = MAX_SECONDS) -> dict:
+    """One move by the client's player, then the opponent's replies."""
+    game = _game(req.game)
+    env = _restore(game, req.state)
+    move = req.move
+    mask = env.action_masks()
+    if not mask.any():
+        raise ApiError("the game is over; start a new one with /api/new")
+    if not 0 <= move < mask.size or not mask[move]:
+        legal = np.flatnonzero(mask).tolist()
+        raise ApiError(f"illegal move {move!r}; legal moves: {legal}")
+    side = env.clone_state().agent_player if game.num_players == 2 else None
+    if side is not None and env.current_player != side:
+        raise ApiError(f"it is not player {side}'s turn")
+    rng = _request_rng(req.nonce, game.name, req.state.model_dump(), move)
+    env.np_random = rng
+    player = env.current_player
+    _, reward, *_ = env.step(move)
+    moves = [{"player": player, "action": move, "label": action_label(env, move)}]
+    if game.num_players == 2:
+        _opponent_replies(env, req.opponent, rng, moves, max_seconds)
+    return view(game, env) | {"reward": reward, "moves": moves}
+
+
+def api_hint(req: models.HintRequest, max_seconds: float = MAX_SECONDS) -> dict:
+    """Every legal move's value from a planner."""
+    game = _game(req.game)
+    env = _restore(game, req.state)
+    if not env.action_masks().any():
+        raise ApiError("the game is over: no hint")
+    spec = req.agent or default_agent(game)
+    rng = np.random.default_rng()
+    planner = build_planner(spec, req.settings, rng, max_seconds)
+    check_work(planner, env)
+    try:
+        analysis = planner.analyze(env)
+    except ValueError as err:
+        raise ApiError(f"agent {spec!r} cannot analyze {game.name}: {err}") from None
+    stats = {
+        k: v
+        for k, v in analysis.stats.items()
+        if isinstance(v, int | float | str | np.generic)
+    }
+    return plain(
+        {
+            "agent": spec,
+            "action": analysis.action,
+            "label": action_label(env, analysis.action),
+            "value_kind": analysis.value_kind,
+            "ranked": [
+                {"action": a, "label": action_label(env, a), "value": v}
+                for a, v in analysis.ranked()
+            ],
+            "values": analysis.values,
+            "visits": analysis.visits,
+            "stats": stats,
+        }
+    )
+
+
+ROUTES = {"/api/new": api_new, "/api/move": api_move, "/api/hint": api_hint}
+_MODELS = {
+    "/api/new": models.NewRequest,
+    "/api/move": models.MoveRequest,
+    "/api/hint": models.HintRequest,
+}
+
+
+def parse(path: str, payload) -> Any:
+    """The request model of a POST to ``path``.
+
+    Raises:
+        ApiError: no such endpoint (404), a body that is not a JSON object (400) or
+            nests too deeply, or a field of the wrong type or range (422).
+    """
+    if path not in ROUTES:
+        raise ApiError(f"no endpoint {path}; POST to {', '.join(ROUTES)}", 404)
+    if not isinstance(payload, dict):
+        raise ApiError("the request body must be a JSON object")
+    if models.nesting(payload) > models.MAX_NESTING:
+        raise ApiError(f"the JSON body nests deeper than {models.MAX_NESTING} levels")
+    try:
+        return _MODELS[path].model_validate(payload)
+    except ValidationError as err:
+        raise ApiError(models.explain(err), 422) from None
+
+
+def needs_search(path: str, req) -> bool:
+    """Whether the request runs a planner (a hint, or an opponent other than random):
+    those go to a search worker, the rest is answered at once."""
+    if path == "/api/hint":
+        return True
+    spec = req.opponent
+    return spec is not None and planner_name(spec) != "random"
+
+
+def handle(path: str, payload, max_seconds: float = MAX_SECONDS) -> tuple[int, dict]:
+    """``(status, body)`` of a POST to ``path`` with a decoded JSON ``payload``."""
+    try:
+        req = parse(path, payload)
+        return 200, ROUTES[path](req, max_seconds)
+    except ApiError as err:
+        return err.status, {"error": str(err)}
+    except ValueError as err:  # a rule or option the env or planner rejected
+        return 400, {"error": str(err)}
+
+
+def warm_up() -> None:
+    """Load every planner's compiled kernels for every game (a cold numba cache
+    compiles them here, once, rather than in a request with a deadline)."""
+    for game in GAMES.values():
+        env = make_env(game, render_mode=None)
+        env.reset(seed=0)
+        for name in PLANNERS:
+            if name not in available_agents():
+                continue
+            try:
+                budget = {"n_simulations": 8, "n_rollouts": 8, "n_sims": 2, "depth": 1}
+                keep = {k: v for k, v in budget.items() if takes_option(name, k)}
+                make_agent(name, seed=0, **keep).analyze(env)
+            except ValueError:
+                pass  # a planner that does not play this game

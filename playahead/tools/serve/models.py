@@ -1,0 +1,224 @@
+"""Request models of ``playahead serve``: each field's type and range, each cap.
+
+Pydantic checks each request before any work is done (types are strict: ``"3"`` is
+not a number and ``true`` is not ``1``); a failure becomes ``422`` with a message that
+names the field (:func:`explain`). Planner settings, whether they come from
+``settings`` or from inside a spec string (``"mcts:time_limit=none"``), go through
+:class:`Settings`: counts above :data:`CAPS` are refused, ``time_limit`` is clamped to
+``max_seconds`` (``null``/``none`` means ``max_seconds``), and a count whose ``null``
+means "until the time limit" gets its cap instead.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+#: Largest integer a browser holds exactly (JavaScript's ``Number.MAX_SAFE_INTEGER``).
+MAX_SAFE = 2**53 - 1
+#: Most moves a game may have (a state past it is neither accepted nor handed out).
+MAX_MOVES = 10**9
+#: Deepest JSON nesting a request may have.
+MAX_NESTING = 16
+#: Largest budget of each planner setting (count settings: at most; floats: at most).
+CAPS = {
+    "depth": 12,
+    "max_depth": 6,
+    "n_simulations": 100_000,
+    "n_rollouts": 100_000,
+    "n_sims": 200,
+    "rollout_depth": 1_000,
+    "c": 100.0,
+}
+#: Tighter caps of one planner (lookahead's work grows as moves ** depth, without
+#: looking at the clock inside a sample; expectimax's as chance ** depth).
+PLANNER_CAPS = {"lookahead": {"depth": 4}, "expectimax": {"depth": 6}}
+#: Count settings whose ``None`` means "until the time limit": ``None`` becomes the cap.
+OPEN_ENDED = ("n_simulations", "n_rollouts", "n_sims")
+
+Name = Annotated[str, Field(min_length=1, max_length=40)]
+Spec = Annotated[str, Field(min_length=1, max_length=200)]
+Count = Annotated[int, Field(ge=1)]
+Hex16 = Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")]
+Moves = Annotated[int, Field(ge=0, le=MAX_MOVES)]
+Rule = bool | int | Annotated[str, Field(max_length=40)]
+Rules = Annotated[dict[Name, Rule], Field(max_length=8)]
+Nonce = Annotated[str, Field(max_length=200)] | Annotated[int, Field(ge=0)]
+#: 0 or 1 (strict: ``true`` is not 1).
+Side = Annotated[int, Field(ge=0, le=1)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Twenty48StateModel(_Strict):
+    """A 2048 position: the board as 16 hex ranks, the score and the move count."""
+
+    type: Literal["Twenty48State"]
+    board: Hex16
+    score: Annotated[int, Field(ge=0, le=MAX_SAFE)]
+    moves: Moves
+
+
+class ThreesStateModel(_Strict):
+    """A Threes position: board, the deck's cards (bit set), moves and the rules."""
+
+    type: Literal["ThreesState"]
+    board: Hex16
+    cards: Annotated[int, Field(ge=0, le=2**17 - 1)]
+    moves: Moves
+    bonus_preview: Literal["window", "plus"]
+    merge_6144: bool
+
+
+class BoardGameStateModel(_Strict):
+    """A two-player position: the game, its rules, the position and the agent's side."""
+
+    type: Literal["BoardGameState"]
+    game: Literal["TicTacToe", "ConnectFour", "Nim", "Chips"]
+    rules: Rules
+    position: Annotated[
+        list[Annotated[int, Field(ge=-MAX_SAFE, le=MAX_SAFE)]],
+        Field(min_length=1, max_length=64),
+    ]
+    agent_player: Side | None
+
+
+State = Annotated[
+    Twenty48StateModel | ThreesStateModel | BoardGameStateModel,
+    Field(discriminator="type"),
+]
+
+
+class _Request(_Strict):
+    game: Name
+    nonce: Nonce | None = None
+
+
+class NewRequest(_Request):
+    """``POST /api/new``."""
+
+    options: Rules = {}
+    seed: Annotated[int, Field(ge=0, le=2**63 - 1)] | None = None
+    side: Side | None = 0
+    opponent: Spec | None = "random"
+
+
+class MoveRequest(_Request):
+    """``POST /api/move``."""
+
+    state: State
+    move: Annotated[int, Field(ge=0, le=1_000)]
+    opponent: Spec | None = "random"
+
+
+class HintRequest(_Request):
+    """``POST /api/hint``."""
+
+    state: State
+    agent: Spec | None = None
+    settings: dict[Name, Any] = {}
+
+
+REQUESTS = {"new": NewRequest, "move": MoveRequest, "hint": HintRequest}
+
+
+class Settings(BaseModel):
+    """A planner's options from a spec and a request's ``settings``, capped."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    depth: Annotated[int, Field(ge=1, le=CAPS["depth"])] | None = None
+    max_depth: Annotated[int, Field(ge=1, le=CAPS["max_depth"])] | None = None
+    n_simulations: Annotated[int, Field(ge=1, le=CAPS["n_simulations"])] | None = None
+    n_rollouts: Annotated[int, Field(ge=1, le=CAPS["n_rollouts"])] | None = None
+    n_sims: Annotated[int, Field(ge=1, le=CAPS["n_sims"])] | None = None
+    rollout_depth: Annotated[int, Field(ge=1, le=CAPS["rollout_depth"])] | None = None
+    c: Annotated[float, Field(ge=0, le=CAPS["c"], allow_inf_nan=False)] | None = None
+    prob_cutoff: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] | None = None
+    evaluator: Annotated[str, Field(max_length=40)] | None = None
+    rollout: Annotated[str, Field(max_length=40)] | None = None
+    scoring: Annotated[str, Field(max_length=40)] | None = None
+    time_limit: Annotated[float, Field(allow_inf_nan=False)] | None = None
+    seed: Annotated[int, Field(ge=0, le=2**63 - 1)] | None = None
+
+
+SETTINGS = tuple(Settings.model_fields)
+
+
+def capped_settings(
+    planner: str, options: dict[str, Any], max_seconds: float
+) -> dict[str, Any]:
+    """``options`` checked by :class:`Settings` and capped for ``planner``.
+
+    Only the options given come back (so each planner keeps its own defaults), plus
+    ``time_limit`` (always set, at most ``max_seconds``).
+
+    Raises:
+        ValidationError: an unknown option, a wrong type or a budget over its cap.
+        ValueError: a budget over ``planner``'s own cap.
+    """
+    for key, cap in PLANNER_CAPS.get(planner, {}).items():
+        value = options.get(key)
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if number and value > cap:
+            raise ValueError(f"{planner} {key} must be at most {cap}, got {value}")
+    given = Settings.model_validate(options).model_dump(include=set(options))
+    for key in OPEN_ENDED:
+        if key in given and given[key] is None:
+            given[key] = CAPS[key]
+    limit = given.get("time_limit")
+    given["time_limit"] = max_seconds if limit is None or limit <= 0 else limit
+    given["time_limit"] = min(given["time_limit"], max_seconds)
+    return given
+
+
+def _short(value: Any, width: int = 60) -> str:
+    """``repr`` of a client's value cut to ``width`` characters (never recursive)."""
+    if isinstance(value, dict | list):
+        return f"a JSON {'object' if isinstance(value, dict) else 'array'}"
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+_TAGS = {"Twenty48State", "ThreesState", "BoardGameState", "bool", "int", "str"}
+
+
+def _field(loc: tuple, prefix: str) -> str:
+    """``state.cards`` for pydantic's ``("state", "ThreesState", "cards")``: the union
+    members' tags (``"ThreesState"``, ``"constrained-str"``) are left out."""
+    parts = [prefix] if prefix else []
+    parts += [str(p) for p in loc if str(p) not in _TAGS and "-" not in str(p)]
+    return ".".join(parts) or "body"
+
+
+def explain(err: ValidationError, prefix: str = "") -> str:
+    """One clause per wrong field of a pydantic error: ``field: what is accepted (got
+    the value)``, at most five fields."""
+    fields: dict[str, list[dict]] = {}
+    for problem in err.errors(include_url=False):
+        fields.setdefault(_field(problem["loc"], prefix), []).append(problem)
+    lines = []
+    for where, problems in list(fields.items())[:5]:
+        said = " or ".join(dict.fromkeys(p["msg"] for p in problems))
+        first = problems[0]
+        tail = "" if first["type"] == "missing" else f" (got {_short(first['input'])})"
+        lines.append(f"{where}: {said}{tail}")
+    return "; ".join(lines)
+
+
+def nesting(value: Any) -> int:
+    """How deeply ``value`` (decoded JSON) nests, counted without recursion and
+    stopping past :data:`MAX_NESTING`."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_NESTING:
+            return depth
+        deepest = max(deepest, depth)
+        children = item.values() if isinstance(item, dict) else item
+        if isinstance(item, dict | list):
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
