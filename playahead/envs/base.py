@@ -57,6 +57,7 @@ class GameEnv(gym.Env, metaclass=abc.ABCMeta):
             )
         self.illegal_action = illegal_action
         self.render_mode = render_mode
+        self._started = False  # set by reset(); step() before it is an error
 
     # ----------------------------------------------------------------- subclass hooks
     @abc.abstractmethod
@@ -104,7 +105,7 @@ class GameEnv(gym.Env, metaclass=abc.ABCMeta):
             return action  # the common case, checked cheaply
         try:
             a = int(action)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # e.g. None, "x", nan, inf
             raise ValueError(
                 f"action {action!r} is not an integer; {self.spec_id()} accepts "
                 f"0..{self.action_space.n - 1}"
@@ -122,12 +123,17 @@ class GameEnv(gym.Env, metaclass=abc.ABCMeta):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         self._reset_state(options)
+        self._started = True
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info()
 
     def step(self, action):
         a = self._check_action(action)
+        if not self._started:
+            raise RuntimeError(
+                f"{self.spec_id()}: step() called before reset(); call reset() first"
+            )
         if self._is_over():
             raise RuntimeError(
                 f"{self.spec_id()}: step() called after the episode ended; call reset()"
@@ -165,6 +171,22 @@ class GameEnv(gym.Env, metaclass=abc.ABCMeta):
     @abc.abstractmethod
     def restore_state(self, state) -> None:
         """Subclass hook."""
+
+
+def check_count(value, field: str, upper: int) -> int:
+    """``value`` as an int in ``0..upper``, or a ValueError naming ``field``.
+
+    Restored states come from users too: a float (even ``1.0``), a bool, a string or
+    None is refused rather than truncated, so a restored state clones back equal.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ValueError(
+            f"{field} must be an integer in 0..{upper}, got {value!r} "
+            f"({type(value).__name__})"
+        )
+    if not 0 <= int(value) <= upper:
+        raise ValueError(f"{field} must be in 0..{upper}, got {value}")
+    return int(value)
 
 
 def simulator(env: gym.Env, rng: np.random.Generator) -> gym.Env:

@@ -288,6 +288,7 @@ class TwoPlayerEnv(GameEnv):
                 )
         self._set_position(position)
         self._agent = agent
+        self._started = True
 
     def make_simulator(self, rng: np.random.Generator) -> TwoPlayerEnv:
         """A turn-by-turn copy (``opponent=None``) at the current position whose

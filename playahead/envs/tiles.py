@@ -7,13 +7,15 @@ import dataclasses
 import numpy as np
 from gymnasium import spaces
 
-from playahead.envs.base import GameEnv
+from playahead.envs.base import GameEnv, check_count
 from playahead.envs.human import render_human
 from playahead.envs.render import ansi_grid, tile_grid_image
 from playahead.games import threes, twenty48
 from playahead.games._board64 import MASKS, legal_bits, max_rank, unpack, unpack_into
 
 _U64_MAX = (1 << 64) - 1
+#: Largest score or move count a restored state may hold (exact in a JSON double).
+MAX_COUNT = (1 << 53) - 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,10 +175,10 @@ class Twenty48Env(_TileEnv):
                 f"{type(state).__name__}"
             )
         board = _check_board(state, "Twenty48State")
-        if state.score < 0 or state.moves < 0:
-            raise ValueError(f"score and moves must be >= 0 in {state!r}")
-        self._score, self._moves = int(state.score), int(state.moves)
+        self._score = check_count(state.score, "Twenty48State.score", MAX_COUNT)
+        self._moves = check_count(state.moves, "Twenty48State.moves", MAX_COUNT)
         self._set(board)
+        self._started = True
 
     # ------------------------------------------------------------------ rendering
     _COLORS = {
@@ -396,20 +398,18 @@ class ThreesEnv(_TileEnv):
                 f"bonus_preview={self.bonus_preview!r}, merge_6144={self.merge_6144}"
             )
         board = _check_board(state, "ThreesState")
-        ones, twos, threes_left, lo, hi = threes.unpack_cards(int(state.cards))
+        cards = check_count(state.cards, "ThreesState.cards", (1 << 17) - 1)
+        moves = check_count(state.moves, "ThreesState.moves", MAX_COUNT)
+        ones, twos, threes_left, lo, hi = threes.unpack_cards(cards)
         basic = lo == hi and 1 <= lo <= 3
         bonus = threes.BONUS_MIN_RANK <= lo <= hi <= threes.BONUS_MAX_RANK and (
             self.bonus_preview == "plus" or hi - lo <= 2
         )
-        if (
-            not 0 <= state.cards < 1 << 17
-            or max(ones, twos, threes_left) > 4
-            or not (basic or bonus)
-            or state.moves < 0
-        ):
+        if max(ones, twos, threes_left) > 4 or not (basic or bonus):
             raise ValueError(f"malformed ThreesState {state!r}")
-        self._moves = int(state.moves)
-        self._set(board, state.cards)
+        self._moves = moves
+        self._set(board, cards)
+        self._started = True
 
     # ------------------------------------------------------------------ rendering
     def _labels(self) -> list[list[str]]:

@@ -188,7 +188,8 @@ def serve_screenshot(
                     page.wait_for_function("!document.body.classList.contains('busy')")
                 if hint:
                     page.click("#hint-button")
-                    page.wait_for_selector("#hint tr.best", timeout=60_000)
+                    # a cold numba cache compiles the search in the worker first
+                    page.wait_for_selector("#hint tr.best", timeout=240_000)
                 page.screenshot(path=str(path))
             finally:
                 browser.close()
