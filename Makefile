@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --disable-pip-version-check -q -c constraints.txt
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: demo test test-slow test-nojit bench lint clean media loadtest
+.PHONY: demo test test-slow test-nojit bench lint clean media strength loadtest
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -65,3 +65,10 @@ lint: $(VENV)/.test-installed
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# Strength benchmark: named settings over seeded games (resumable), results files in
+# benchmarks/results/. `make strength SETTING=threes-d2`; `python -m benchmarks strength
+# --list` names the settings.
+SETTING ?= threes-d2
+strength: $(VENV)/.test-installed
+	$(PY) -m benchmarks strength --setting $(SETTING)

@@ -1,0 +1,214 @@
+"""Strength benchmark: named agent settings over seeded games, one results file each.
+
+    python -m benchmarks strength --list
+    python -m benchmarks strength --setting threes-d2 [--games N] [--workers W]
+    python -m benchmarks strength --setting threes-d2 --replay 7
+
+A run plays its games through :func:`playahead.evaluate.evaluate` with an SQLite store
+under ``runs/strength/`` (re-running resumes: only missing games are played), then
+writes ``benchmarks/results/strength-<setting>.json`` and ``.md``. The JSON holds
+``command`` (the ``playahead evaluate`` line that plays the same games), ``env``,
+``agent``, ``seed`` and ``games``: ``{"index", "score", "max_tile", "moves",
+"ms_per_move"}`` in game order. Game ``i`` is game ``i`` of every run with the same
+seed whatever ``--games`` is (its seeds come from
+``SeedSequence(seed, spawn_key=(i,))``), so ``--replay i`` plays that one game alone.
+
+``ms_per_move`` is the agent's wall-clock thinking time per move as the evaluator
+measures it; on a loaded machine it is an upper bound of the CPU time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import numpy as np
+
+RESULTS = Path(__file__).parent / "results"
+STORES = Path("runs") / "strength"
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    """One named benchmark setting."""
+
+    env: str
+    agent: str
+    games: int
+    seed: int = 0
+
+
+SETTINGS: dict[str, Setting] = {
+    "threes-default": Setting("Threes-v0", "expectimax", 60),
+    "threes-d1": Setting("Threes-v0", "expectimax:depth=1", 100),
+    "threes-d2": Setting("Threes-v0", "expectimax:depth=2", 100),
+    "threes-d3": Setting("Threes-v0", "expectimax:depth=3", 100),
+    "2048-default": Setting("2048-v0", "expectimax", 20),
+    "2048-d2": Setting("2048-v0", "expectimax:max_depth=2", 100),
+}
+
+MILESTONES = {
+    "Threes-v0": (768, 1536, 3072, 6144, 12288),
+    "2048-v0": (2048, 4096, 8192, 16384, 32768),
+}
+
+
+def command(setting: Setting, n_games: int, store: Path) -> str:
+    """The ``playahead evaluate`` line that plays (or resumes) the same games."""
+    return shlex.join(
+        [
+            "playahead",
+            "evaluate",
+            "--env",
+            setting.env,
+            "--agents",
+            setting.agent,
+            "--games",
+            str(n_games),
+            "--seed",
+            str(setting.seed),
+            "--out",
+            str(store),
+        ]
+    )
+
+
+def game_row(record) -> dict:
+    """One game of the results file."""
+    times = record.move_seconds
+    ms = 1000.0 * float(np.mean(times)) if times is not None and times.size else 0.0
+    return {
+        "index": int(record.game_index),
+        "score": int(record.score),
+        "max_tile": int(record.max_tile),
+        "moves": int(record.moves),
+        "ms_per_move": round(ms, 3),
+    }
+
+
+def summary(env: str, games: list[dict], n_resamples: int = 2000) -> dict:
+    """Mean with a 95% bootstrap CI, median, reach rates, ms/move mean and p90."""
+    from playahead.evaluate.stats import bootstrap_mean_ci
+
+    scores = np.array([g["score"] for g in games], dtype=float)
+    tiles = np.array([g["max_tile"] for g in games])
+    ms = np.array([g["ms_per_move"] for g in games])
+    lo, hi = bootstrap_mean_ci(scores, np.random.default_rng(0), n_resamples)
+    return {
+        "n_games": len(games),
+        "mean": float(scores.mean()),
+        "ci95": [float(lo), float(hi)],
+        "median": float(np.median(scores)),
+        "reach": {str(t): float(np.mean(tiles >= t)) for t in MILESTONES[env]},
+        "ms_per_move_mean": float(ms.mean()),
+        "ms_per_move_p90": float(np.percentile(ms, 90)),
+    }
+
+
+def markdown(name: str, result: dict) -> str:
+    """The results file's table, for the README."""
+    s = result["summary"]
+    head = ["games", "mean", "95% CI", "median"]
+    head += [f"{t}" for t in s["reach"]] + ["ms/move", "p90 ms/move"]
+    row = [
+        str(s["n_games"]),
+        f"{s['mean']:,.0f}",
+        f"[{s['ci95'][0]:,.0f}, {s['ci95'][1]:,.0f}]",
+        f"{s['median']:,.0f}",
+    ]
+    row += [f"{100 * r:.0f}%" for r in s["reach"].values()]
+    row += [f"{s['ms_per_move_mean']:.1f}", f"{s['ms_per_move_p90']:.1f}"]
+    return "\n".join(
+        [
+            f"**{name}**: `{result['agent']}` on {result['env']}, seed "
+            f"{result['seed']} (`{result['command']}`; reach columns: share of games "
+            "whose largest tile reached at least that value)",
+            "",
+            "| " + " | ".join(head) + " |",
+            "|" + "---:|" * len(head),
+            "| " + " | ".join(row) + " |",
+            "",
+        ]
+    )
+
+
+def run(
+    name: str,
+    n_games: int | None = None,
+    workers: int = 1,
+    stores: Path = STORES,
+    results: Path = RESULTS,
+    progress: bool = True,
+) -> dict:
+    """Play (or resume) setting ``name`` and write its results files."""
+    from playahead.evaluate import evaluate
+    from playahead.evaluate.store import Store
+
+    setting = SETTINGS[name]
+    n = setting.games if n_games is None else int(n_games)
+    stores.mkdir(parents=True, exist_ok=True)
+    store = stores / f"{name}.sqlite"
+    evaluate(
+        setting.env,
+        [setting.agent],
+        n,
+        setting.seed,
+        store=store,
+        workers=workers,
+        progress=progress,
+    )
+    with Store(store, setting.env, {}, setting.seed, "single") as db:
+        games = [game_row(r) for r in db.records(setting.agent, n_games=n)]
+    result = {
+        "command": command(setting, n, store),
+        "env": setting.env,
+        "agent": setting.agent,
+        "seed": setting.seed,
+        "summary": summary(setting.env, games),
+        "games": games,
+    }
+    results.mkdir(parents=True, exist_ok=True)
+    (results / f"strength-{name}.json").write_text(json.dumps(result, indent=1) + "\n")
+    (results / f"strength-{name}.md").write_text(markdown(name, result))
+    return result
+
+
+def replay(name: str, index: int) -> dict:
+    """Play game ``index`` of setting ``name`` alone; the row it would store."""
+    import playahead  # noqa: F401  (registers the envs)
+    from playahead.evaluate.play import Task, play_task
+
+    setting = SETTINGS[name]
+    task = Task(setting.env, "{}", (setting.agent,), int(index), 0, setting.seed)
+    return game_row(play_task(task))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks strength",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--setting", choices=sorted(SETTINGS), help="what to play")
+    parser.add_argument("--games", type=int, help="games (default: the setting's)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    parser.add_argument("--replay", type=int, help="play only this game index, alone")
+    parser.add_argument("--list", action="store_true", help="list the settings")
+    args = parser.parse_args(argv)
+    if args.list or args.setting is None:
+        for key, s in SETTINGS.items():
+            print(f"{key:16} {s.env:10} {s.agent:28} {s.games} games, seed {s.seed}")
+        return
+    if args.replay is not None:
+        print(json.dumps(replay(args.setting, args.replay)))
+        return
+    result = run(args.setting, args.games, args.workers)
+    print(markdown(args.setting, result))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

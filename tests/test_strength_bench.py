@@ -1,0 +1,62 @@
+"""The strength benchmark's code path on a tiny setting: the results file's schema, and
+game i replayed alone equals game i of a longer run with the same seed."""
+
+import json
+
+import pytest
+
+from benchmarks import strength
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    monkeypatch.setitem(
+        strength.SETTINGS, "tiny", strength.Setting("2048-v0", "expectimax:depth=1", 3)
+    )
+    return "tiny"
+
+
+def test_results_file_schema(tiny, tmp_path):
+    result = strength.run(
+        tiny, 2, stores=tmp_path / "s", results=tmp_path / "r", progress=False
+    )
+    on_disk = json.loads((tmp_path / "r" / "strength-tiny.json").read_text())
+    assert on_disk == json.loads(json.dumps(result))
+    assert on_disk["command"].startswith("playahead evaluate --env 2048-v0 --agents")
+    assert "--games 2 --seed 0" in on_disk["command"]
+    assert (on_disk["env"], on_disk["agent"], on_disk["seed"]) == (
+        "2048-v0",
+        "expectimax:depth=1",
+        0,
+    )
+    assert [g["index"] for g in on_disk["games"]] == [0, 1]
+    for game in on_disk["games"]:
+        assert set(game) == {"index", "score", "max_tile", "moves", "ms_per_move"}
+        assert game["max_tile"] >= 8 and game["moves"] > 0 and game["score"] > 0
+    s = on_disk["summary"]
+    assert s["n_games"] == 2
+    assert s["ci95"][0] <= s["mean"] <= s["ci95"][1]
+    assert set(s["reach"]) == {"2048", "4096", "8192", "16384", "32768"}
+    table = (tmp_path / "r" / "strength-tiny.md").read_text()
+    assert "| 2 |" in table and on_disk["command"] in table
+
+
+def test_replay_one_game_alone_matches_the_longer_run(tiny, tmp_path):
+    longer = strength.run(
+        tiny, 3, stores=tmp_path / "s", results=tmp_path / "r", progress=False
+    )
+    alone = strength.replay(tiny, 2)
+    assert alone["score"] == longer["games"][2]["score"]
+    assert alone["moves"] == longer["games"][2]["moves"]
+    assert alone["max_tile"] == longer["games"][2]["max_tile"]
+
+
+def test_fewer_games_are_a_prefix_of_more(tiny, tmp_path):
+    two = strength.run(
+        tiny, 2, stores=tmp_path / "a", results=tmp_path / "ra", progress=False
+    )
+    three = strength.run(
+        tiny, 3, stores=tmp_path / "b", results=tmp_path / "rb", progress=False
+    )
+    strip = [{k: g[k] for k in ("score", "moves")} for g in three["games"][:2]]
+    assert [{k: g[k] for k in ("score", "moves")} for g in two["games"]] == strip
