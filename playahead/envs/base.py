@@ -12,7 +12,11 @@ things that are the same for every game:
   ``illegal_action`` option: ``"noop"`` (default: nothing happens, reward 0,
   ``info["illegal_action"] = True``, like swiping into a wall in the app), ``"raise"``
   (``ValueError`` naming the legal moves) or ``"end"`` (the episode is truncated with
-  reward 0, for unmasked learners that could otherwise repeat a no-op forever).
+  reward 0, for unmasked learners that could otherwise repeat a no-op forever). With
+  ``"noop"``, ``max_noop_moves`` consecutive no-ops truncate the episode
+  (``truncated=True``, ``info["stalled"] = True``), so a deterministic unmasked policy
+  that keeps pushing into a wall still finishes its episode; the tile envs default to
+  100 (no legal game position needs even two in a row), None never truncates.
 * **Clone/restore**: :meth:`clone_state` returns an immutable, picklable state that
   holds no random generator; :meth:`restore_state` puts it back exactly. Stepping after
   a restore draws fresh chance from whatever generator is in ``self.np_random``; a
@@ -44,7 +48,12 @@ class GameEnv(gym.Env, metaclass=abc.ABCMeta):
     num_players: int = 1
     game_name: str = "game"
 
-    def __init__(self, illegal_action: str = "noop", render_mode: str | None = None):
+    def __init__(
+        self,
+        illegal_action: str = "noop",
+        render_mode: str | None = None,
+        max_noop_moves: int | None = None,
+    ):
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(
                 f"illegal_action={illegal_action!r} is not one of "
@@ -55,8 +64,19 @@ class GameEnv(gym.Env, metaclass=abc.ABCMeta):
                 f"render_mode={render_mode!r} is not supported; choose from "
                 f"{self.metadata['render_modes']} or None"
             )
+        if max_noop_moves is not None and (
+            isinstance(max_noop_moves, bool)
+            or not isinstance(max_noop_moves, int)
+            or max_noop_moves < 1
+        ):
+            raise ValueError(
+                f"max_noop_moves={max_noop_moves!r}: give a whole number >= 1, or None "
+                "to never truncate repeated no-op moves"
+            )
         self.illegal_action = illegal_action
         self.render_mode = render_mode
+        self.max_noop_moves = max_noop_moves
+        self._noops = 0  # consecutive no-op moves
         self._started = False  # set by reset(); step() before it is an error
 
     # ----------------------------------------------------------------- subclass hooks
@@ -124,6 +144,7 @@ class GameEnv(gym.Env, metaclass=abc.ABCMeta):
         super().reset(seed=seed)
         self._reset_state(options)
         self._started = True
+        self._noops = 0
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info()
@@ -148,8 +169,15 @@ class GameEnv(gym.Env, metaclass=abc.ABCMeta):
                 )
             info = self._info()
             info["illegal_action"] = True
-            truncated = self.illegal_action == "end"
+            self._noops += 1
+            stalled = self.max_noop_moves is not None and (
+                self._noops >= self.max_noop_moves
+            )
+            if stalled:
+                info["stalled"] = True
+            truncated = self.illegal_action == "end" or stalled
             return self._observation(), 0.0, False, truncated, info
+        self._noops = 0
         reward = float(self._apply(a))
         terminated = self._is_over()
         if self.render_mode == "human":

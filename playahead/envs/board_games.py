@@ -288,7 +288,7 @@ class TwoPlayerEnv(GameEnv):
                 )
         self._set_position(position)
         self._agent = agent
-        self._started = True
+        self._started, self._noops = True, 0
 
     def make_simulator(self, rng: np.random.Generator) -> TwoPlayerEnv:
         """A turn-by-turn copy (``opponent=None``) at the current position whose

@@ -16,6 +16,8 @@ from playahead.games._board64 import MASKS, legal_bits, max_rank, unpack, unpack
 _U64_MAX = (1 << 64) - 1
 #: Largest score or move count a restored state may hold (exact in a JSON double).
 MAX_COUNT = (1 << 53) - 1
+#: Consecutive no-op moves that truncate an episode (see :mod:`playahead.envs.base`).
+DEFAULT_MAX_NOOP_MOVES = 100
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,8 +53,13 @@ class _TileEnv(GameEnv):
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
 
-    def __init__(self, illegal_action: str = "noop", render_mode: str | None = None):
-        super().__init__(illegal_action=illegal_action, render_mode=render_mode)
+    def __init__(
+        self,
+        illegal_action: str = "noop",
+        render_mode: str | None = None,
+        max_noop_moves: int | None = DEFAULT_MAX_NOOP_MOVES,
+    ):
+        super().__init__(illegal_action, render_mode, max_noop_moves)
         self.action_space = spaces.Discrete(4)
         self._board = np.uint64(0)
         self._bits = 0  # legal moves as bits (see _board64.legal_bits)
@@ -106,13 +113,16 @@ class Twenty48Env(_TileEnv):
     An empty board with two spawned tiles.
 
     ## Episode End
-    Terminated when no move changes the board. Never truncated by the env (wrap it in
-    ``TimeLimit`` if you need a cap). Tiles are capped at 32768: the packed engine keeps
-    32768 + 32768 as one 32768 (scored 65536), as nneonneo's 2048-ai does.
+    Terminated when no move changes the board. Truncated (``info["stalled"]``) after
+    ``max_noop_moves`` consecutive moves that change nothing. Tiles are capped at 32768:
+    the packed engine keeps 32768 + 32768 as one 32768 (scored 65536), as nneonneo's
+    2048-ai does.
 
     ## Arguments
     * ``illegal_action``: ``"noop"`` (default), ``"raise"`` or ``"end"`` (see
       :mod:`playahead.envs.base`).
+    * ``max_noop_moves``: consecutive no-op moves that truncate the episode (100;
+      None: never).
     * ``render_mode``: ``"ansi"``, ``"rgb_array"`` or ``"human"`` (a window, or the
       ansi board printed when there is no display).
 
@@ -124,8 +134,13 @@ class Twenty48Env(_TileEnv):
 
     game_name = "2048"
 
-    def __init__(self, illegal_action: str = "noop", render_mode: str | None = None):
-        super().__init__(illegal_action=illegal_action, render_mode=render_mode)
+    def __init__(
+        self,
+        illegal_action: str = "noop",
+        render_mode: str | None = None,
+        max_noop_moves: int | None = DEFAULT_MAX_NOOP_MOVES,
+    ):
+        super().__init__(illegal_action, render_mode, max_noop_moves)
         self.observation_space = spaces.Box(0, 15, (4, 4), dtype=np.uint8)
         self._moves_table, self._rewards_table = twenty48.TABLES
         self._score = 0
@@ -178,7 +193,7 @@ class Twenty48Env(_TileEnv):
         self._score = check_count(state.score, "Twenty48State.score", MAX_COUNT)
         self._moves = check_count(state.moves, "Twenty48State.moves", MAX_COUNT)
         self._set(board)
-        self._started = True
+        self._started, self._noops = True, 0
 
     # ------------------------------------------------------------------ rendering
     _COLORS = {
@@ -259,7 +274,8 @@ class ThreesEnv(_TileEnv):
 
     ## Episode End
     Terminated when no move is legal, or at once when two 6144s make 12288 (the app's
-    ending; no card enters). Never truncated by the env.
+    ending; no card enters). Truncated (``info["stalled"]``) after ``max_noop_moves``
+    consecutive moves that change nothing.
 
     ## Arguments
     * ``bonus_preview``: ``"window"`` (default, app v1.2 and later) or ``"plus"`` (the
@@ -267,11 +283,17 @@ class ThreesEnv(_TileEnv):
     * ``merge_6144``: True (default: 6144 + 6144 -> 12288 ends the game); False for
       the variant where 6144s never merge (Yeh et al. 2016).
     * ``illegal_action``: ``"noop"`` (default), ``"raise"`` or ``"end"``.
+    * ``max_noop_moves``: consecutive no-op moves that truncate the episode (100;
+      None: never).
     * ``render_mode``: ``"ansi"``, ``"rgb_array"`` or ``"human"`` (a window, or the
       ansi board printed when there is no display).
 
-    ``info``: ``score``, ``max_tile``, ``moves``, ``action_mask``, and ``next_card``
-    (an int for a basic card, a tuple of candidate values for a bonus card).
+    ``info``: ``score``, ``max_tile``, ``moves``, ``action_mask``, ``next_card`` (int:
+    the previewed basic card 1, 2 or 3, or 0 when the next card is a bonus card) and
+    ``next_range`` (``int64[2]``: the smallest and largest value the next card can
+    have; equal for a basic card, a bonus window's ends otherwise). Every key has one
+    type and shape on every step, so Gymnasium's vector envs can batch them. The
+    :attr:`next_card` property gives the preview as an int or a tuple of candidates.
 
     ## Version History
     * v0: first release.
@@ -285,8 +307,9 @@ class ThreesEnv(_TileEnv):
         merge_6144: bool = True,
         illegal_action: str = "noop",
         render_mode: str | None = None,
+        max_noop_moves: int | None = DEFAULT_MAX_NOOP_MOVES,
     ):
-        super().__init__(illegal_action=illegal_action, render_mode=render_mode)
+        super().__init__(illegal_action, render_mode, max_noop_moves)
         if bonus_preview not in threes.BONUS_PREVIEWS:
             raise ValueError(
                 f"bonus_preview={bonus_preview!r} is not one of "
@@ -366,11 +389,15 @@ class ThreesEnv(_TileEnv):
         }
 
     def _info_extra(self) -> dict:
+        *_, lo, hi = self._card_fields()
         return {
             "score": int(threes.score(self._board, self._tables[2])),
             "max_tile": threes.CARD_VALUES[max_rank(self._board)],
             "moves": self._moves,
-            "next_card": self.next_card,
+            "next_card": lo if lo == hi and lo <= 3 else 0,
+            "next_range": np.array(
+                [threes.CARD_VALUES[lo], threes.CARD_VALUES[hi]], dtype=np.int64
+            ),
         }
 
     def clone_state(self) -> ThreesState:
@@ -409,7 +436,7 @@ class ThreesEnv(_TileEnv):
             raise ValueError(f"malformed ThreesState {state!r}")
         self._moves = moves
         self._set(board, cards)
-        self._started = True
+        self._started, self._noops = True, 0
 
     # ------------------------------------------------------------------ rendering
     def _labels(self) -> list[list[str]]:

@@ -298,9 +298,12 @@ function statusParts(view) {
     parts.push(text(`Score ${info.score} · moves ${info.moves}`));
     if (info.next_card !== undefined && !view.done) {
       const card = document.createElement("span");
-      const next = info.next_card;
-      card.className = "next v" + next;
-      card.textContent = Array.isArray(next) ? next.join("/") : String(next);
+      // next_card is 0 for a bonus card; next_range gives its smallest and largest value
+      const [lo, hi] = info.next_range || [info.next_card, info.next_card];
+      const values = [];
+      for (let v = lo; v <= hi && values.length < 12; v *= 2) values.push(v);
+      card.className = "next v" + lo;
+      card.textContent = info.next_card ? String(info.next_card) : values.join("/");
       parts.push(text(" · next "), card);
     }
     if (view.done) parts.push(text(` · game over, max tile ${info.max_tile}`));

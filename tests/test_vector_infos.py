@@ -1,0 +1,116 @@
+"""Gymnasium's own vector envs and wrappers on every id, and unmasked deterministic
+policies that must still finish their episodes (SB3's evaluate_policy)."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+import playahead  # noqa: F401  (registers the ids)
+
+IDS = ["2048-v0", "Threes-v0", "TicTacToe-v0", "ConnectFour-v0", "Nim-v0", "Chips-v0"]
+
+
+def masked_random_steps(envs, n_steps, seed):
+    """Step ``envs`` with uniformly random legal actions; yield every infos dict."""
+    rng = np.random.default_rng(seed)
+    _, infos = envs.reset(seed=seed)
+    for _ in range(n_steps):
+        masks = infos["action_mask"]
+        # a finished game's mask is all False; its next step is the autoreset
+        actions = np.array(
+            [rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks]
+        )
+        _, _, _, _, infos = envs.step(actions)
+        yield infos
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_sync_vector_env_with_episode_statistics(env_id):
+    envs = RecordEpisodeStatistics(
+        gym.make_vec(env_id, num_envs=4, vectorization_mode="sync")
+    )
+    episodes = 0
+    for infos in masked_random_steps(envs, 1500, seed=3):
+        if "episode" in infos:
+            episodes += int(infos["_episode"].sum())
+    assert episodes > 0
+    envs.close()
+
+
+def test_threes_infos_batch_through_bonus_cards():
+    envs = RecordEpisodeStatistics(
+        gym.make_vec("Threes-v0", num_envs=4, vectorization_mode="sync")
+    )
+    bonus = 0
+    for infos in masked_random_steps(envs, 3000, seed=0):
+        assert infos["next_card"].dtype.kind == "i"
+        assert infos["next_range"].shape == (4, 2)
+        is_bonus = infos["next_card"] == 0
+        bonus += int(is_bonus.sum())
+        lo, hi = infos["next_range"][:, 0], infos["next_range"][:, 1]
+        assert np.all(lo[is_bonus] >= 6) and np.all(lo <= hi)
+        assert np.all(lo[~is_bonus] == infos["next_card"][~is_bonus])
+    assert bonus > 0  # the run met bonus cards, where the old tuple info broke batching
+    envs.close()
+
+
+def test_threes_async_vector_env():
+    envs = gym.make_vec("Threes-v0", num_envs=2, vectorization_mode="async")
+    for infos in masked_random_steps(envs, 600, seed=1):
+        assert infos["next_range"].shape == (2, 2)
+    envs.close()
+
+
+def reset_at_a_wall(env) -> tuple[dict, int]:
+    """Reset ``env`` with the first seed whose start has a move that changes nothing."""
+    for seed in range(200):
+        _, info = env.reset(seed=seed)
+        walls = np.flatnonzero(~info["action_mask"])
+        if walls.size:
+            return info, int(walls[0])
+    raise AssertionError("no start position with an illegal move in 200 seeds")
+
+
+@pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0"])
+def test_always_illegal_policy_is_truncated_after_max_noop_moves(env_id):
+    env = gym.make(env_id, max_noop_moves=7)
+    info, wall = reset_at_a_wall(env)
+    for step in range(1, 8):
+        _, reward, terminated, truncated, info = env.step(wall)
+        assert reward == 0 and not terminated and info["illegal_action"]
+        assert truncated == (step == 7) and info.get("stalled", False) == (step == 7)
+
+
+def test_no_op_count_restarts_after_a_legal_move():
+    env = gym.make("2048-v0", max_noop_moves=3)
+    info, wall = reset_at_a_wall(env)
+    env.step(wall)
+    env.step(wall)
+    _, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    wall = np.flatnonzero(~info["action_mask"])
+    if wall.size:  # two more no-ops after the legal move do not truncate
+        assert not env.step(int(wall[0]))[3]
+        assert not env.step(int(wall[0]))[3]
+
+
+def test_max_noop_moves_none_keeps_the_old_behaviour():
+    env = gym.make("2048-v0", max_noop_moves=None)
+    _, wall = reset_at_a_wall(env)
+    assert not any(env.step(wall)[3] for _ in range(500))
+    with pytest.raises(ValueError, match="max_noop_moves"):
+        gym.make("2048-v0", max_noop_moves=0)
+
+
+@pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0"])
+def test_sb3_evaluate_policy_deterministic_untrained_finishes(env_id):
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.evaluation import evaluate_policy
+
+    env = gym.make(env_id)
+    policy = "MultiInputPolicy" if env_id == "Threes-v0" else "MlpPolicy"
+    model = PPO(policy, env, seed=0, device="cpu", n_steps=64, batch_size=64)
+    rewards, lengths = evaluate_policy(
+        model, env, n_eval_episodes=2, deterministic=True, return_episode_rewards=True
+    )
+    assert len(rewards) == 2 and all(n > 0 for n in lengths)
