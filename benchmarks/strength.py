@@ -143,15 +143,24 @@ def run(
     stores: Path = STORES,
     results: Path = RESULTS,
     progress: bool = True,
+    every: int | None = None,
 ) -> dict:
-    """Play (or resume) setting ``name`` and write its results files."""
-    from playahead.evaluate import evaluate
-    from playahead.evaluate.store import Store
-
+    """Play (or resume) setting ``name`` and write its results files; with ``every``,
+    write them after each ``every`` games too, so a long run has a file to commit."""
     setting = SETTINGS[name]
     n = setting.games if n_games is None else int(n_games)
     stores.mkdir(parents=True, exist_ok=True)
     store = stores / f"{name}.sqlite"
+    steps = range(every, n, every) if every else ()
+    for k in [*steps, n]:
+        result = _play_and_write(name, setting, k, store, workers, results, progress)
+    return result
+
+
+def _play_and_write(name, setting, n, store, workers, results, progress) -> dict:
+    from playahead.evaluate import evaluate
+    from playahead.evaluate.store import Store
+
     evaluate(
         setting.env,
         [setting.agent],
@@ -197,6 +206,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, help="games (default: the setting's)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
     parser.add_argument("--replay", type=int, help="play only this game index, alone")
+    parser.add_argument("--every", type=int, help="also write the files every N games")
     parser.add_argument("--list", action="store_true", help="list the settings")
     args = parser.parse_args(argv)
     if args.list or args.setting is None:
@@ -206,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.replay is not None:
         print(json.dumps(replay(args.setting, args.replay)))
         return
-    result = run(args.setting, args.games, args.workers)
+    result = run(args.setting, args.games, args.workers, every=args.every)
     print(markdown(args.setting, result))
 
 

@@ -60,3 +60,16 @@ def test_fewer_games_are_a_prefix_of_more(tiny, tmp_path):
     )
     strip = [{k: g[k] for k in ("score", "moves")} for g in three["games"][:2]]
     assert [{k: g[k] for k in ("score", "moves")} for g in two["games"]] == strip
+
+
+def test_writing_every_k_games_gives_the_same_file(tiny, tmp_path):
+    once = strength.run(
+        tiny, 3, stores=tmp_path / "a", results=tmp_path / "ra", progress=False
+    )
+    stepwise = strength.run(
+        tiny, 3, stores=tmp_path / "b", results=tmp_path / "rb", progress=False, every=2
+    )
+    assert [g["score"] for g in stepwise["games"]] == [
+        g["score"] for g in once["games"]
+    ]
+    assert stepwise["command"].replace("/b/", "/a/") == once["command"]
