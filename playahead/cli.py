@@ -70,6 +70,14 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as err:
         print(f"playahead {args.command}: error: {err}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as err:  # an optional extra is not installed
+        from playahead._extras import missing_message
+
+        message = missing_message(err.name or "", f"playahead {args.command}")
+        if message is None:
+            raise
+        print(f"playahead {args.command}: error: {message}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"playahead {args.command}: interrupted", file=sys.stderr)
         return 130

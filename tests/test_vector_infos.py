@@ -114,3 +114,13 @@ def test_sb3_evaluate_policy_deterministic_untrained_finishes(env_id):
         model, env, n_eval_episodes=2, deterministic=True, return_episode_rewards=True
     )
     assert len(rewards) == 2 and all(n > 0 for n in lengths)
+
+
+@pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0"])
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [({"render_mode": "rgb_array"}, "do not render"), ({"illegal": 1}, "no option")],
+)
+def test_compiled_vector_envs_refuse_what_they_would_drop(env_id, option, message):
+    with pytest.raises(ValueError, match=message):
+        gym.make_vec(env_id, 4, vectorization_mode="vector_entry_point", **option)

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
 
+from playahead._extras import require
 from playahead.envs.board_games import TwoPlayerEnv
 from playahead.envs.connect_four import ConnectFourEnv
 from playahead.envs.nim import ChipsEnv, NimEnv
 from playahead.envs.tictactoe import TicTacToeEnv
+
+AECEnv = require("pettingzoo", "the PettingZoo view of playahead's envs").AECEnv
 
 GAMES: dict[str, type[TwoPlayerEnv]] = {
     "tictactoe": TicTacToeEnv,

@@ -189,10 +189,27 @@ class _TileVectorEnv(VectorEnv):
         )
 
 
+def _check_options(kwargs: dict) -> None:
+    """Refuse what the compiled vector envs do not do, rather than drop it."""
+    kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    if "render_mode" in kwargs:
+        raise ValueError(
+            f"the compiled vector envs do not render (render_mode="
+            f"{kwargs['render_mode']!r}); use gym.make_vec(..., vectorization_mode="
+            "'sync') for rendered copies, or render one env from gym.make"
+        )
+    if kwargs:
+        raise ValueError(
+            f"the compiled vector envs take no option {', '.join(map(repr, kwargs))}; "
+            "use gym.make_vec(..., vectorization_mode='sync') for single-env options"
+        )
+
+
 class Twenty48VectorEnv(_TileVectorEnv):
     """``num_envs`` games of 2048 stepped together (see the module docstring)."""
 
     def __init__(self, num_envs: int = 8, **kwargs):
+        _check_options(kwargs)
         super().__init__(num_envs, spaces.Box(0, 15, (4, 4), dtype=np.uint8))
 
     def _reset_kernel(self, which):
@@ -244,6 +261,7 @@ class ThreesVectorEnv(_TileVectorEnv):
         merge_6144: bool = True,
         **kwargs,
     ):
+        _check_options(kwargs)
         if bonus_preview not in threes.BONUS_PREVIEWS:
             raise ValueError(
                 f"bonus_preview={bonus_preview!r} is not one of "

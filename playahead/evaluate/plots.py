@@ -28,7 +28,15 @@ _COLORS = (
 
 
 def check_plot_path(path: str | Path) -> Path:
-    """``path`` as a Path if its suffix is a format we save, else ``ValueError``."""
+    """``path`` as a Path if its suffix is a format we save and matplotlib is there.
+
+    Raises:
+        ValueError: the suffix is not ``.png``, ``.svg`` or ``.pdf``.
+        ModuleNotFoundError: matplotlib is missing (the message names the extra).
+    """
+    from playahead._extras import require
+
+    require("matplotlib", "--plot")
     path = Path(path)
     if path.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise ValueError(f"plot file must end in .png, .svg or .pdf, got {path.name!r}")

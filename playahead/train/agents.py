@@ -103,9 +103,12 @@ def load_model(
         FileNotFoundError: no model there.
         ValueError: corrupt file, or a model of the other algorithm.
     """
+    from playahead._extras import require
     from playahead.train.config import algo_class
 
     p = resolve_model_path(path)
+    for module in ("torch", "stable_baselines3", "sb3_contrib"):
+        require(module, f"the {algo} agent")
     meta = read_model_meta(p)
     if meta["algo"] is not None and meta["algo"] != algo:
         raise ValueError(

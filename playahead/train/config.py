@@ -1,7 +1,7 @@
 """Training configuration: the arguments of a run and the per-env hyperparameters.
 
-Hyperparameters live in ``hyperparams.yml`` next to this file, laid out like rl-zoo3's
-files but with the algorithm as the top key::
+Hyperparameters live in ``hyperparams.yml`` next to this file, in playahead's own
+format (not rl-zoo3's: the algorithm is the top key)::
 
     ppo:
       Threes-v0:

@@ -1,0 +1,67 @@
+"""Without an optional extra, the commands and APIs that need it stop at once with a
+message naming the extra (not a bare ModuleNotFoundError traceback)."""
+
+import subprocess
+import sys
+
+import pytest
+
+HIDE = """
+import sys
+for name in {hidden!r}:
+    sys.modules[name] = None  # as if not installed
+"""
+
+RL = ["torch", "stable_baselines3", "sb3_contrib", "tensorboard", "yaml"]
+
+
+def run_hidden(hidden, code):
+    script = HIDE.format(hidden=hidden) + code
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize(
+    ("hidden", "argv", "extra"),
+    [
+        (RL, ["train", "ppo", "--env", "Threes-v0", "--steps", "64"], "rl"),
+        (["matplotlib"], ["curves", "nowhere"], "plots"),
+        (
+            ["matplotlib"],
+            ["evaluate", "--env", "2048-v0", "--agents", "random", "--plot", "p.png"],
+            "plots",
+        ),
+    ],
+)
+def test_cli_names_the_missing_extra(hidden, argv, extra, tmp_path):
+    code = f"from playahead.cli import main; sys.exit(main({argv!r}))"
+    done = run_hidden(hidden, f"import os; os.chdir({str(tmp_path)!r})\n" + code)
+    assert done.returncode == 2
+    assert f"pip install 'playahead[{extra}]'" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert "random" not in done.stdout  # --plot: refused before any game was played
+
+
+def test_ppo_agent_names_the_rl_extra(tmp_path):
+    (tmp_path / "model.zip").write_bytes(b"PK")
+    code = (
+        "import playahead\n"
+        "try:\n"
+        f"    playahead.make_agent('ppo:path={tmp_path / 'model.zip'}')\n"
+        "except ModuleNotFoundError as err:\n"
+        "    print(err)\n"
+    )
+    done = run_hidden(RL, code)
+    assert "pip install 'playahead[rl]'" in done.stdout, done.stderr
+
+
+def test_pettingzoo_view_names_its_extra():
+    code = (
+        "try:\n"
+        "    import playahead.envs.pettingzoo_aec\n"
+        "except ModuleNotFoundError as err:\n"
+        "    print(err)\n"
+    )
+    done = run_hidden(["pettingzoo"], code)
+    assert "pip install 'playahead[pettingzoo]'" in done.stdout, done.stderr
