@@ -42,6 +42,8 @@ __all__ = ["ExpectimaxAgent"]
 
 #: Evaluator used when none is given.
 DEFAULT_EVALUATOR = {"2048": "monotonic", "Threes": "openness"}
+#: CPU seconds per decision that the automatic depth keeps to (see ``budget``).
+DEFAULT_BUDGET = 1.0
 #: Largest automatic depth when ``max_depth`` is not given.
 DEFAULT_MAX_DEPTH = {"2048": 6, "Threes": 4}
 _GAMES = {"2048": "2048", "threes": "Threes"}
@@ -67,6 +69,12 @@ class ExpectimaxAgent(Planner):
         evaluator: ``"monotonic"`` (2048, the default there), ``"openness"`` (Threes,
             the default there) or ``"score"`` (either game).
         time_limit: seconds per decision (soft: a started iteration finishes), or None.
+        budget: with the automatic depth (``depth`` and ``time_limit`` None), CPU
+            seconds a decision should stay under (default 1.0): the search runs one
+            depth shallower first and goes to the full depth only if that is predicted
+            to fit (8 times the shallower search's CPU time). The final search is the
+            same as without a budget, so decisions differ only where the budget binds
+            (``stats["budget_cut"]``). None: no budget, and no shallower search.
         seed: seed of the generator that breaks ties (None: fresh entropy).
         max_depth: cap of the automatic and time-limited depth (None: 6 for 2048, 4
             for Threes).
@@ -87,6 +95,7 @@ class ExpectimaxAgent(Planner):
         prob_cutoff: float = 1e-4,
         evaluator: str | None = None,
         time_limit: float | None = None,
+        budget: float | None = DEFAULT_BUDGET,
         seed: int | None = None,
         max_depth: int | None = None,
         tt_bits: int = 16,
@@ -116,6 +125,15 @@ class ExpectimaxAgent(Planner):
             )
         self.evaluator = evaluator
         self.max_depth = check_positive("max_depth", max_depth, allow_none=True)
+        if budget is not None and (
+            isinstance(budget, bool)
+            or not isinstance(budget, int | float | np.integer | np.floating)
+            or not 0 < budget <= 3600
+        ):
+            raise ValueError(
+                f"budget must be seconds in (0, 3600] or none, got {budget!r}"
+            )
+        self.budget = None if budget is None else float(budget)
         if (
             isinstance(tt_bits, bool)
             or not isinstance(tt_bits, int)
@@ -145,26 +163,34 @@ class ExpectimaxAgent(Planner):
         state = root.env.clone_state()
         board = np.uint64(state.board)
         cap = self.max_depth or DEFAULT_MAX_DEPTH[game]
+        clock = time.perf_counter
         if self.time_limit is None:
             target = self.depth
             if target is None:
                 target = min(cap, max(3, kernels.distinct_ranks(board) - 2))
-            depths = [target]
+                if self.budget is not None and target >= 2:
+                    clock = time.thread_time  # CPU time: the budget is about work
+                    deadline = clock() + self.budget
+                    depths = [target - 1, target]
+                else:
+                    depths = [target]
+            else:
+                depths = [target]
         else:
             deepest = cap if self.depth is None else self.depth
             depths = list(range(min(1, deepest), deepest + 1))
         counters = np.zeros(2, dtype=np.int64)
-        tt = self._table()
         values, done, prev, last = None, 0, 0.0, 0.0
         for i, d in enumerate(depths):
-            start = time.perf_counter()
+            start = clock()
             if i > 0:
                 growth = max(last / prev, 2.0) if prev > 0 else 8.0
                 if start + last * growth > deadline:
                     break
-            values = self._search(game, state, board, d, ev, tt, counters)
+            # a fresh table per depth: the last search is the same as a direct one
+            values = self._search(game, state, board, d, ev, self._table(), counters)
             done = d
-            prev, last = (last, time.perf_counter() - start)
+            prev, last = (last, clock() - start)
         if ev.value_kind == "score" and game == "2048":
             values = values + root.score
         action = pick_max(values, rng)
@@ -172,6 +198,7 @@ class ExpectimaxAgent(Planner):
             "nodes": int(counters[0]),
             "tt_hits": int(counters[1]),
             "depth": done,
+            "budget_cut": done < depths[-1],
             "evaluator": ev.name,
         }
         return Analysis(action, values, value_kind=ev.value_kind, stats=stats)

@@ -1,0 +1,73 @@
+"""The default per-decision budget of ``expectimax``: one shallower search first, the
+full automatic depth only if it is predicted to fit; clocks are faked, never timed."""
+
+import itertools
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import playahead  # noqa: F401  (registers the ids)
+from playahead.planners import expectimax
+from playahead.planners.expectimax import DEFAULT_BUDGET, ExpectimaxAgent
+
+
+def played(env_id, seed, moves):
+    env = gym.make(env_id)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    over = False
+    for _ in range(moves):
+        legal = np.flatnonzero(env.unwrapped.action_masks())
+        _, _, over, _, _ = env.step(int(rng.choice(legal)))
+        if over:
+            break
+    assert not over, "pick fewer moves: the game ended"
+    return env
+
+
+def fake_clock(monkeypatch, step):
+    """Each reading of the CPU clock is ``step`` seconds after the last."""
+    ticks = itertools.count()
+    monkeypatch.setattr(expectimax.time, "thread_time", lambda: step * next(ticks))
+
+
+@pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0"])
+def test_budget_that_never_binds_gives_the_unbudgeted_decision(env_id, monkeypatch):
+    fake_clock(monkeypatch, 0.0)
+    for seed in range(3):
+        env = played(env_id, seed, 8)
+        with_budget = ExpectimaxAgent(seed=0).analyze(env)
+        without = ExpectimaxAgent(seed=0, budget=None).analyze(env)
+        np.testing.assert_array_equal(with_budget.values, without.values)
+        assert with_budget.stats["depth"] == without.stats["depth"] >= 3
+        assert not with_budget.stats["budget_cut"]
+
+
+def test_a_slow_shallow_search_stops_short_of_the_full_depth(monkeypatch):
+    env = played("Threes-v0", 1, 8)
+    full = ExpectimaxAgent(seed=0, budget=None).analyze(env).stats["depth"]
+    # the shallower search "takes" 0.2 s: 8 x 0.2 s > the 1 s budget
+    fake_clock(monkeypatch, 0.2)
+    cut = ExpectimaxAgent(seed=0).analyze(env)
+    assert cut.stats["budget_cut"] and cut.stats["depth"] == full - 1
+    shallower = ExpectimaxAgent(seed=0, depth=full - 1, budget=None).analyze(env)
+    np.testing.assert_array_equal(cut.values, shallower.values)
+
+
+def test_budget_applies_only_to_the_automatic_depth(monkeypatch):
+    fake_clock(monkeypatch, 10.0)
+    env = played("2048-v0", 0, 20)
+    assert ExpectimaxAgent(seed=0, depth=2).analyze(env).stats["depth"] == 2
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1e9, "fast", True])
+def test_bad_budget_is_refused(bad):
+    with pytest.raises(ValueError, match="budget"):
+        ExpectimaxAgent(budget=bad)
+
+
+def test_default_budget_is_documented_and_one_second():
+    assert DEFAULT_BUDGET == 1.0
+    assert ExpectimaxAgent().budget == DEFAULT_BUDGET
+    assert "budget" in ExpectimaxAgent.__doc__
