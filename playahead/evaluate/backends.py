@@ -20,9 +20,10 @@ from __future__ import annotations
 import concurrent.futures as cf
 import importlib
 import multiprocessing
+import queue
 from collections.abc import Iterator, Sequence
 
-from playahead.evaluate.play import Task, play_task
+from playahead.evaluate.play import Task, play_task, set_reporter
 from playahead.evaluate.store import GameRecord
 
 BACKENDS = ("local", "ray")
@@ -54,6 +55,7 @@ def run_tasks(
     workers: int = 1,
     address: str | None = None,
     imports: Sequence[str] = (),
+    report=None,
 ) -> Iterator[GameRecord]:
     """Play ``tasks`` and yield each record as soon as its game ends.
 
@@ -64,6 +66,8 @@ def run_tasks(
         address: the Ray cluster's address (``"auto"``, ``"ray://host:10001"``,
             ``"host:6379"``), or None for a local Ray.
         imports: modules every worker imports first.
+        report: ``report(task_key, moves, score)``, called with the games in flight
+            (local backend; ``moves`` None when a game ends), or None.
 
     Raises:
         ValueError: unknown backend, ``workers < 1``, or Ray is not installed.
@@ -78,37 +82,70 @@ def run_tasks(
     if backend == "ray":
         return _run_ray(tasks, address, imports)
     if workers == 1:
-        return (play_task(task) for task in tasks)
-    return _run_processes(tasks, int(workers), imports)
+        return _run_here(tasks, report)
+    return _run_processes(tasks, int(workers), imports, report)
+
+
+def _run_here(tasks: Sequence[Task], report) -> Iterator[GameRecord]:
+    if report is not None:
+        set_reporter(lambda task, moves, score: report(task.key, moves, score))
+    try:
+        for task in tasks:
+            yield play_task(task)
+    finally:
+        set_reporter(None)
+
+
+def _start_worker(imports: tuple[str, ...], reports) -> None:
+    import_modules(imports)
+    if reports is not None:
+        set_reporter(lambda task, moves, score: reports.put((task.key, moves, score)))
 
 
 def _run_processes(
-    tasks: Sequence[Task], workers: int, imports: tuple[str, ...]
+    tasks: Sequence[Task], workers: int, imports: tuple[str, ...], report=None
 ) -> Iterator[GameRecord]:
     context = multiprocessing.get_context("spawn")
+    reports = context.Queue() if report is not None else None
     pool = cf.ProcessPoolExecutor(
         max_workers=min(workers, len(tasks)),
         mp_context=context,
-        initializer=import_modules,
-        initargs=(imports,),
+        initializer=_start_worker,
+        initargs=(imports, reports),
     )
     error = None
     try:
-        futures = [pool.submit(play_task, task) for task in tasks]
-        for future in cf.as_completed(futures):
-            if future.cancelled():
-                continue
-            if future.exception() is None:
-                yield future.result()
-            elif error is None:
-                # Stop queued games; games already running finish and are kept.
-                error = future.exception()
-                for other in futures:
-                    other.cancel()
+        pending = {pool.submit(play_task, task) for task in tasks}
+        while pending:
+            finished, pending = cf.wait(
+                pending, timeout=0.5, return_when=cf.FIRST_COMPLETED
+            )
+            _drain(reports, report)
+            for future in finished:
+                if future.cancelled():
+                    continue
+                if future.exception() is None:
+                    yield future.result()
+                elif error is None:
+                    # Stop queued games; games already running finish and are kept.
+                    error = future.exception()
+                    for other in pending:
+                        other.cancel()
         if error is not None:
             raise error
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        if reports is not None:
+            reports.close()
+
+
+def _drain(reports, report) -> None:
+    """Pass the workers' in-flight reports on to ``report(key, moves, score)``."""
+    while reports is not None:
+        try:
+            report(*reports.get_nowait())
+        except queue.Empty:
+            return
 
 
 def _run_ray(

@@ -130,6 +130,19 @@ def _act(agent, spec: str, env, task: Task) -> tuple[int, float]:
     return int(action), elapsed
 
 
+#: Called as ``report(task, moves, score)`` every :data:`REPORT_EVERY` moves of a
+#: one-player game, so a progress display can show the games in flight (see
+#: :func:`set_reporter`); None reports nothing.
+_reporter = None
+REPORT_EVERY = 20
+
+
+def set_reporter(report) -> None:
+    """Install ``report(task, moves, score)`` (or None) for games played here."""
+    global _reporter
+    _reporter = report
+
+
 def play_task(task: Task) -> GameRecord:
     """Play one game and return its record (the function workers run)."""
     from playahead import __version__
@@ -152,6 +165,10 @@ def _play_single(task: Task, env_seed: int, agent_seed: int, version: str):
         times.append(elapsed)
         _, _, terminated, truncated, info = env.step(action)
         done = terminated or truncated
+        if _reporter is not None and len(times) % REPORT_EVERY == 0:
+            _reporter(task, len(times), info.get("score", 0))
+    if _reporter is not None:
+        _reporter(task, None, None)  # the game is over
     return GameRecord(
         agent=spec,
         opponent="",

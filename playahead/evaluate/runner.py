@@ -94,9 +94,9 @@ def evaluate(
         tasks = [t for t in every if t.key not in done]
         for spec in dict.fromkeys(s for t in tasks for s in t.agents):
             check_agent(env_id, options, spec, kind == "two_player", seed)
-        records = run_tasks(tasks, backend, workers, address, imports)
         bar = _progress(progress, env_id, len(every), len(every) - len(tasks))
-        with bar as advance:
+        with bar as (advance, report):
+            records = run_tasks(tasks, backend, workers, address, imports, report)
             for record in records:
                 db.add(record)
                 advance()
@@ -177,14 +177,34 @@ def _all_tasks(env_id, options, specs, n_games, seed, kind) -> Iterable[Task]:
 
 
 class _progress:
-    """A rich progress bar on stderr (games done / total, games/s, ETA), or nothing."""
+    """A rich progress bar on stderr (games done / total, games/s, ETA, and the games
+    in flight with their moves and score so far), or nothing.
+
+    Entering gives ``(advance, report)``: ``advance()`` counts a finished game;
+    ``report(key, moves, score)`` updates a game in flight (``moves`` None: it ended).
+    """
 
     def __init__(self, show: bool, env_id: str, total: int, done: int):
         self.show, self.env_id, self.total, self.done = show, env_id, total, done
+        self.in_flight: dict = {}
+
+    def report(self, key, moves, score) -> None:
+        if moves is None:
+            self.in_flight.pop(key, None)
+        else:
+            self.in_flight[key] = (moves, score)
+
+    def line(self) -> str:
+        """``game 3: 812 moves, 45,210`` for each game in flight (at most three)."""
+        games = sorted(self.in_flight.items())[:3]
+        return "  ".join(
+            f"game {key[2]}: {moves} moves, {score:,.0f}"
+            for key, (moves, score) in games
+        )
 
     def __enter__(self):
         if not self.show:
-            return lambda: None
+            return (lambda: None), None
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -202,6 +222,14 @@ class _progress:
                 speed = task.finished_speed or task.speed
                 return Text("- games/s" if speed is None else f"{speed:.2f} games/s")
 
+        line = self.line
+
+        class Playing(ProgressColumn):
+            max_refresh = 0.5
+
+            def render(self, task) -> Text:
+                return Text(line(), style="dim")
+
         self._bar = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -210,13 +238,14 @@ class _progress:
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
+            Playing(),
             console=Console(stderr=True),
         )
         self._bar.__enter__()
         task = self._bar.add_task(
             f"{self.env_id} games", total=self.total, completed=self.done
         )
-        return lambda: self._bar.advance(task)
+        return (lambda: self._bar.advance(task)), self.report
 
     def __exit__(self, *exc) -> None:
         if self.show:
