@@ -20,9 +20,11 @@ from __future__ import annotations
 import concurrent.futures as cf
 import importlib
 import multiprocessing
+import os
 import queue
 from collections.abc import Iterator, Sequence
 
+from playahead._procs import die_with_parent
 from playahead.evaluate.play import Task, play_task, set_reporter
 from playahead.evaluate.store import GameRecord
 
@@ -96,7 +98,8 @@ def _run_here(tasks: Sequence[Task], report) -> Iterator[GameRecord]:
         set_reporter(None)
 
 
-def _start_worker(imports: tuple[str, ...], reports) -> None:
+def _start_worker(imports: tuple[str, ...], reports, parent_pid: int) -> None:
+    die_with_parent(parent_pid)  # no orphans after kill -9 or SIGTERM of the parent
     import_modules(imports)
     if reports is not None:
         set_reporter(lambda task, moves, score: reports.put((task.key, moves, score)))
@@ -111,7 +114,7 @@ def _run_processes(
         max_workers=min(workers, len(tasks)),
         mp_context=context,
         initializer=_start_worker,
-        initargs=(imports, reports),
+        initargs=(imports, reports, os.getpid()),
     )
     error = None
     try:

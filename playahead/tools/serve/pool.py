@@ -19,16 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import logging
 import multiprocessing
 import os
 import signal
-import sys
-import threading
-import time
 
-_PR_SET_PDEATHSIG = 1
+from playahead._procs import die_with_parent
+
 _log = logging.getLogger("uvicorn.error")
 
 
@@ -38,22 +35,6 @@ class SearchBusy(Exception):
 
 class SearchTimeout(Exception):
     """The search ran past the deadline; its worker was killed: HTTP 504."""
-
-
-def die_with_parent(parent_pid: int) -> None:
-    """End this process when ``parent_pid`` ends (call first thing in a child)."""
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-
-    def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(1.0)
-        os._exit(1)
-
-    if os.getppid() != parent_pid:
-        os._exit(1)
-    threading.Thread(target=watch, daemon=True, name="watch-parent").start()
 
 
 def _worker_main(conn, parent_pid: int, max_seconds: float, warm: bool) -> None:
