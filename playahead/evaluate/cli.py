@@ -134,6 +134,29 @@ def parse_env_kwargs(text: str) -> dict:
     return value
 
 
+def check_writable(option: str, path) -> None:
+    """Fail before any game is played if ``path`` cannot be written.
+
+    Raises:
+        ValueError: naming the option, the path and why.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{option} {path} is a folder; give a file name")
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a"):
+            pass
+    except OSError as err:
+        raise ValueError(
+            f"cannot write {option} {path}: {err.strerror or err}; choose a path "
+            "you can write"
+        ) from None
+    if not existed:
+        path.unlink()
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the evaluation, print the tables and write the requested files."""
     from rich.console import Console
@@ -147,6 +170,15 @@ def run(args: argparse.Namespace) -> int:
     store = None
     if not args.no_store:
         store = args.out or default_store(args.env, env_kwargs, args.seed)
+    for option, path in (
+        ("--out", store),
+        ("--json", args.json),
+        ("--markdown", args.markdown),
+        ("--csv", args.csv),
+        ("--plot", args.plot),
+    ):
+        if path:
+            check_writable(option, path)
     try:
         result = evaluate(
             args.env,

@@ -59,6 +59,7 @@ _COLUMNS = (
     "moves, winner, seconds, opponent_seconds, move_seconds, opponent_move_seconds, "
     "version, finished_at"
 )
+_COLUMN_SET = set(_COLUMNS.split(", "))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -158,30 +159,52 @@ class Store:
             self._db.execute("PRAGMA synchronous=NORMAL")
             with self._db:
                 self._db.executescript(SCHEMA)
+            self._check_tables()
         except sqlite3.DatabaseError as err:
+            self._db.close()
             raise ValueError(
                 f"{self.path} is not a playahead results store ({err}); choose "
                 "another --out file"
             ) from None
-        self._check_meta(
-            {
-                "env_id": env_id,
-                "env_options": self.env_options,
-                "seed": str(int(seed)),
-                "kind": kind,
-            }
-        )
+        self._wanted = {
+            "env_id": env_id,
+            "env_options": self.env_options,
+            "seed": str(int(seed)),
+            "kind": kind,
+        }
+        self._check_meta(self._wanted)
+
+    def _check_tables(self) -> None:
+        """A file of another program (same table names, other columns) or a damaged
+        one raises ``sqlite3.DatabaseError``."""
+        for table, wanted in (("meta", {"key", "value"}), ("games", _COLUMN_SET)):
+            have = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            if have != wanted:
+                raise sqlite3.DatabaseError(
+                    f"its table {table!r} has columns {sorted(have)}, not playahead's"
+                )
+        problems = [row[0] for row in self._db.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            raise sqlite3.DatabaseError(f"damaged: {'; '.join(problems[:3])}")
+
+    def _meta(self) -> dict[str, str]:
+        return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
 
     def _check_meta(self, wanted: dict[str, str]) -> None:
-        have = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
-        if not have or (have != wanted and self.count() == 0):
-            # A store without games belongs to no evaluation yet.
-            with self._db:
+        # Read and claim in one write transaction, so two runs opening a new file at
+        # once cannot both find it empty.
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            have = self._meta()
+            if not have or (have != wanted and self.count() == 0):
+                # A store without games belongs to no evaluation yet.
                 self._db.execute("DELETE FROM meta")
                 self._db.executemany(
                     "INSERT INTO meta (key, value) VALUES (?, ?)", wanted.items()
                 )
-            return
+                have = wanted
+        finally:
+            self._db.commit()
         diff = {k: (have.get(k), v) for k, v in wanted.items() if have.get(k) != v}
         if diff:
             details = "; ".join(
@@ -229,6 +252,14 @@ class Store:
         )
         marks = ", ".join("?" * len(values))
         with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            if self._meta() != self._wanted:
+                # another run claimed this file while it held no games yet
+                raise ValueError(
+                    f"{self.path} was taken over by another evaluation with other "
+                    f"settings ({self._meta()}); this run's games ({self._wanted}) "
+                    "were not written to it: use another --out file"
+                )
             cursor = self._db.execute(
                 f"INSERT OR IGNORE INTO games ({_COLUMNS}) VALUES ({marks})", values
             )

@@ -1,0 +1,89 @@
+"""Stores that are damaged, belong to another program, or are claimed by two runs at
+once: a clear error, and one file only ever holds one run's games."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+
+import pytest
+
+from playahead.evaluate.store import Store
+from tests.test_evaluate_store import _record
+
+
+def test_sqlite_file_of_another_program_is_refused(tmp_path):
+    path = tmp_path / "other.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE games (x INTEGER)")
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    db.commit()
+    db.close()
+    with pytest.raises(ValueError, match="not a playahead results store.*games"):
+        Store(path, "2048-v0", {}, 0, "single")
+
+
+def test_damaged_store_is_refused(tmp_path):
+    path = tmp_path / "r.sqlite"
+    with Store(path, "2048-v0", {}, 0, "single") as store:
+        for i in range(200):
+            store.add(_record(agent="x" * 500, index=i))
+    data = bytearray(path.read_bytes())
+    data[4096:8192] = b"\xff" * 4096  # scribble over a page past the header
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="not a playahead results store"):
+        Store(path, "2048-v0", {}, 0, "single")
+
+
+def _claim(path, seed, barrier, results):
+    barrier.wait()
+    try:
+        with Store(path, "2048-v0", {}, seed, "single") as store:
+            barrier.wait()  # both have opened the new, empty file
+            store.add(_record(agent=f"seed{seed}"))
+            results.put((seed, "stored"))
+    except ValueError as err:
+        results.put((seed, str(err)))
+
+
+def test_two_runs_claiming_one_new_file_never_mix(tmp_path):
+    path = tmp_path / "race.sqlite"
+    ctx = multiprocessing.get_context("spawn")
+    barrier, results = ctx.Barrier(2), ctx.Queue()
+    runs = [
+        ctx.Process(target=_claim, args=(path, s, barrier, results)) for s in (0, 1)
+    ]
+    for run in runs:
+        run.start()
+    for run in runs:
+        run.join(60)
+    outcome = dict(results.get(timeout=5) for _ in runs)
+    db = sqlite3.connect(path)
+    seed = dict(db.execute("SELECT key, value FROM meta"))["seed"]
+    agents = {row[0] for row in db.execute("SELECT agent FROM games")}
+    assert agents == {f"seed{seed}"}  # only the games of the run the meta names
+    loser = 1 - int(seed)
+    assert outcome[int(seed)] == "stored"
+    assert "another evaluation" in outcome[loser] or "taken over" in outcome[loser]
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--json", "/proc/no/such.json", "cannot write --json"),
+        ("--csv", ".", "is a folder"),
+        ("--out", "/proc/no/such.sqlite", "cannot write --out"),
+        ("--markdown", "/proc/no/such.md", "cannot write --markdown"),
+    ],
+)
+def test_unwritable_outputs_fail_before_any_game(
+    option, value, message, capsys, tmp_path, monkeypatch
+):
+    from playahead.evaluate.cli import main
+
+    monkeypatch.chdir(tmp_path)  # the default store goes to ./results/
+    argv = ["--env", "2048-v0", "--agents", "random", "--games", "1", option, value]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and "Traceback" not in captured.err
+    assert "random" not in captured.out  # no table: nothing was played
