@@ -87,3 +87,29 @@ def test_unwritable_outputs_fail_before_any_game(
     captured = capsys.readouterr()
     assert message in captured.err and "Traceback" not in captured.err
     assert "random" not in captured.out  # no table: nothing was played
+
+
+def test_replacing_the_model_behind_a_spec_is_not_passed_off_as_stored(tmp_path):
+    from playahead.agents import register_agent
+    from playahead.evaluate import evaluate
+
+    class FirstLegal:
+        """Plays the first legal move; reads (and ignores) a file."""
+
+        def __init__(self, path, seed=None):
+            self.path = path
+
+        def act(self, env):
+            return int(env.unwrapped.action_masks().argmax())
+
+    register_agent("first_legal_file", FirstLegal)
+    model = tmp_path / "model.bin"
+    model.write_bytes(b"weights, version 1")
+    spec = f"first_legal_file:path={model}"
+    store = tmp_path / "games.sqlite"
+    evaluate("2048-v0", [spec], 2, 0, store=store)
+    evaluate("2048-v0", [spec], 3, 0, store=store)  # same file: resumes
+    model.write_bytes(b"weights, version 2")
+    with pytest.raises(ValueError, match="changed since 3 of its games"):
+        evaluate("2048-v0", [spec], 3, 0, store=store)
+    evaluate("2048-v0", [spec], 3, 0, store=tmp_path / "new.sqlite")  # a new file

@@ -11,6 +11,7 @@ the same result as an uninterrupted one.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -89,6 +90,9 @@ def evaluate(
             f"robin, got {specs}"
         )
     with Store(store or ":memory:", env_id, env_kwargs, seed, kind) as db:
+        db.check_files(
+            {spec: d for spec in specs if (d := file_fingerprint(spec)) is not None}
+        )
         done = db.done()
         every = list(_all_tasks(env_id, options, specs, n_games, seed, kind))
         tasks = [t for t in every if t.key not in done]
@@ -103,6 +107,30 @@ def evaluate(
         return build_result(
             db, specs, n_games, seed, kind, env_kwargs, game_name, n_resamples
         )
+
+
+def file_fingerprint(spec: str) -> str | None:
+    """sha256 of the file an agent spec loads (its ``path=`` option: a file, or a run
+    folder's ``model.zip``, or every file directly in the folder), or None."""
+    _, options = parse_spec(spec)
+    if "path" not in options:
+        return None
+    path = Path(str(options["path"]))
+    if path.is_dir() and (path / "model.zip").is_file():
+        files = [path / "model.zip"]
+    elif path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file())
+    elif path.is_file():
+        files = [path]
+    else:
+        return None  # the agent itself says what is missing
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.name.encode() + b"\0")
+        with open(file, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
 
 
 def _check_specs(agents) -> list[str]:

@@ -32,6 +32,7 @@ import numpy as np
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS agent_files (agent TEXT PRIMARY KEY, sha256 TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS games (
     agent TEXT NOT NULL,
     opponent TEXT NOT NULL DEFAULT '',
@@ -216,6 +217,39 @@ class Store:
                 f"{self.path} holds games of another evaluation ({details}); use "
                 "another --out file, or the same env, options and seed as before"
             )
+
+    def check_files(self, fingerprints: dict[str, str]) -> None:
+        """Tie each agent spec to the content of the file it loads (``sha256``).
+
+        The first run records the fingerprints; later runs must match them while the
+        store holds games of that agent, so replacing a model behind the same
+        ``path=`` never passes off the old model's games as the new one's.
+
+        Raises:
+            ValueError: the file behind a spec changed since its games were stored.
+        """
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            for spec, digest in fingerprints.items():
+                row = self._db.execute(
+                    "SELECT sha256 FROM agent_files WHERE agent = ?", (spec,)
+                ).fetchone()
+                if row is not None and row[0] != digest:
+                    (n,) = self._db.execute(
+                        "SELECT COUNT(*) FROM games WHERE agent = ? OR opponent = ?",
+                        (spec, spec),
+                    ).fetchone()
+                    if n:
+                        raise ValueError(
+                            f"the file behind {spec!r} changed since {n} of its "
+                            f"games were stored in {self.path} (sha256 "
+                            f"{row[0][:12]}... then, {digest[:12]}... now); use "
+                            "another --out file to evaluate the new file"
+                        )
+                self._db.execute(
+                    "INSERT OR REPLACE INTO agent_files (agent, sha256) VALUES (?, ?)",
+                    (spec, digest),
+                )
 
     def done(self) -> set[tuple[str, str, int, int]]:
         """Keys ``(agent, opponent, game_index, side)`` of the finished games."""
