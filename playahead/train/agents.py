@@ -29,6 +29,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from playahead.agents import Analysis, register_agent
@@ -87,21 +88,32 @@ def read_model_meta(path: Path) -> dict[str, Any]:
 
 
 def load_model(
-    path: str | os.PathLike, algo: str, device: str = "cpu", for_inference: bool = True
+    path: str | os.PathLike,
+    algo: str,
+    device: str = "cpu",
+    for_inference: bool = True,
+    trusted: bool = False,
 ):
     """Load a ``ppo`` or ``dqn`` model written by ``playahead train``.
 
-    Runs pickled code from the file: load only files you trust.
+    By default nothing in the file is unpickled: the network is rebuilt from the run's
+    ``config.json`` (plain JSON: env id, env options, hyperparameters) and the weights
+    come from the zip's ``policy.pth`` through ``torch.load(weights_only=True)``,
+    which refuses anything but tensors. ``trusted=True`` loads the whole SB3 zip with
+    ``.load()``, which runs pickled code from the file: only for files you trust
+    (and for models trained outside ``playahead train``).
 
     Args:
         path: ``model.zip``, a checkpoint, or a run directory.
         algo: ``"ppo"`` or ``"dqn"``; must match the model.
         device: torch device.
         for_inference: skip allocating a DQN replay buffer and unpickling schedules.
+        trusted: load the full zip (runs pickled code from it).
 
     Raises:
         FileNotFoundError: no model there.
-        ValueError: corrupt file, or a model of the other algorithm.
+        ValueError: corrupt file, a model of the other algorithm, or (not trusted) no
+            ``config.json`` beside it or weights that are not plain tensors.
     """
     from playahead._extras import require
     from playahead.train.config import algo_class
@@ -114,6 +126,10 @@ def load_model(
         raise ValueError(
             f"{p} is a {meta['algo']} model; load it with '{meta['algo']}:path=...'"
         )
+    if not trusted:
+        model = _load_weights_only(p, algo, device)
+        model.num_timesteps = int(meta.get("num_timesteps") or 0)
+        return model
     custom: dict[str, Any] = {}
     if for_inference:
         custom = {
@@ -135,6 +151,58 @@ def _zero(_progress: float) -> float:
     return 0.0
 
 
+def _run_config(model_path: Path) -> dict[str, Any]:
+    """The ``config.json`` of the run that wrote ``model_path`` (the model's folder,
+    or the one above it for checkpoints and self-play snapshots)."""
+    for folder in (model_path.parent, model_path.parent.parent):
+        config = folder / "config.json"
+        if config.is_file():
+            try:
+                return json.loads(config.read_text())
+            except (OSError, ValueError) as err:
+                raise ValueError(f"cannot read {config}: {err}") from None
+    raise ValueError(
+        f"{model_path} has no config.json from `playahead train` beside it, so it "
+        "cannot be rebuilt without unpickling the file; if you trust the file, load "
+        "it with trusted=true (e.g. 'ppo:path=...,trusted=true'), which runs pickled "
+        "code from it"
+    )
+
+
+def _load_weights_only(path: Path, algo: str, device: str):
+    """Rebuild the network from the run's JSON config; weights as plain tensors."""
+    import io
+
+    import torch
+
+    from playahead.train.config import algo_class, algo_kwargs
+
+    config = _run_config(path)
+    try:
+        env = gym.make(config["env_id"], **config.get("env_kwargs", {}))
+        policy, kwargs = algo_kwargs(algo, config["hyperparams"], env.observation_space)
+    except (KeyError, TypeError) as err:
+        raise ValueError(f"malformed config.json beside {path}: {err}") from None
+    if algo == "dqn":
+        kwargs.update(buffer_size=1, learning_starts=0)
+    model = algo_class(algo)(policy, env, device=device, **kwargs)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            raw = archive.read("policy.pth")
+        weights = torch.load(io.BytesIO(raw), map_location=device, weights_only=True)
+        model.policy.load_state_dict(weights)
+    except Exception as err:  # noqa: BLE001 - hostile bytes fail in many ways
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise ValueError(
+            f"cannot load the weights in {path} as plain tensors ({first}); the file "
+            "is damaged, or holds more than weights (load it with trusted=true only if "
+            "you trust it)"
+        ) from None
+    model.playahead_env_id = config["env_id"]
+    model.playahead_algo = algo
+    return model
+
+
 def _spec_id(env) -> str | None:
     spec = getattr(env, "spec", None) or getattr(env.unwrapped, "spec", None)
     if spec is None:
@@ -153,8 +221,6 @@ def observation_of(env):
 class SB3Agent:
     """A trained MaskablePPO or MaskedDQN model playing through ``act(env)``.
 
-    Loading runs pickled code from the model file: load only files you trust.
-
     Args:
         path: ``model.zip``, a checkpoint, or a run directory.
         algo: ``"ppo"`` or ``"dqn"``.
@@ -162,6 +228,8 @@ class SB3Agent:
         seed: seeds the agent's generator (used only when not deterministic).
         epsilon: DQN's exploration rate when not deterministic.
         device: torch device.
+        trusted: load the full SB3 zip, running pickled code from it (see
+            :func:`load_model`); by default only JSON and plain tensors are read.
 
     Raises:
         FileNotFoundError: no model at ``path``.
@@ -176,12 +244,13 @@ class SB3Agent:
         seed: int | None = None,
         epsilon: float = 0.05,
         device: str = "cpu",
+        trusted: bool = False,
     ):
         if path is None:
             raise ValueError(f"the {algo} agent needs a model: '{algo}:path=runs/NAME'")
         self.path = resolve_model_path(path)
         self.algo = algo
-        self.model = load_model(self.path, algo, device=device)
+        self.model = load_model(self.path, algo, device=device, trusted=bool(trusted))
         self.env_id = getattr(self.model, "playahead_env_id", None)
         self.deterministic = bool(deterministic)
         self.epsilon = float(epsilon)
@@ -258,9 +327,17 @@ def ppo_agent(
     deterministic: bool = True,
     seed: int | None = None,
     device: str = "cpu",
+    trusted: bool = False,
 ) -> SB3Agent:
-    """A MaskablePPO model from `playahead train ppo` (loading runs pickled code)."""
-    return SB3Agent(path, "ppo", deterministic=deterministic, seed=seed, device=device)
+    """A MaskablePPO model from `playahead train ppo` (weights only unless trusted)."""
+    return SB3Agent(
+        path,
+        "ppo",
+        deterministic=deterministic,
+        seed=seed,
+        device=device,
+        trusted=trusted,
+    )
 
 
 def dqn_agent(
@@ -269,8 +346,9 @@ def dqn_agent(
     seed: int | None = None,
     epsilon: float = 0.05,
     device: str = "cpu",
+    trusted: bool = False,
 ) -> SB3Agent:
-    """A masked DQN model from `playahead train dqn` (loading runs pickled code)."""
+    """A masked DQN model from `playahead train dqn` (weights only unless trusted)."""
     return SB3Agent(
         path,
         "dqn",
@@ -278,6 +356,7 @@ def dqn_agent(
         seed=seed,
         epsilon=epsilon,
         device=device,
+        trusted=trusted,
     )
 
 
@@ -321,6 +400,7 @@ class SnapshotOpponent:
                 self.algo,
                 deterministic=False,
                 seed=int(self.rng.integers(2**63 - 1)),
+                trusted=True,  # this run's own learner wrote the snapshot
             )
             self._stamp = stamp
             self.loads += 1
