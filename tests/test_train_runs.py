@@ -121,13 +121,13 @@ def test_resume_continues_the_step_count_and_the_replay_buffer(tmp_path):
         train("ppo", "2048-v0", steps=1024, out=out, resume=True)
 
 
-def test_ctrl_c_saves_a_checkpoint_to_resume_from(tmp_path, monkeypatch):
+def test_ctrl_c_saves_a_checkpoint_to_resume_from(tmp_path, monkeypatch, capsys):
     out = tmp_path / "run"
     calls = []
 
     def interrupt(self):
         calls.append(1)
-        if len(calls) == 20:
+        if len(calls) == 40:  # 160 steps: one 128-step rollout trained, 32 collected
             raise KeyboardInterrupt
         return True
 
@@ -142,12 +142,50 @@ def test_ctrl_c_saves_a_checkpoint_to_resume_from(tmp_path, monkeypatch):
             n_envs=4,
             hp=small_hp("ppo", "2048-v0"),
         )
-    assert (out / "checkpoints" / "ppo_80_steps.zip").is_file()
+    # saved at the steps it trained on; the discarded 32 are collected again
+    assert (out / "checkpoints" / "ppo_128_steps.zip").is_file()
+    assert "--resume" in capsys.readouterr().err
     assert not (out / "model.zip").exists()
     monkeypatch.undo()
-    train("ppo", "2048-v0", steps=160, out=out, resume=True)
-    agent = playahead.make_agent(f"ppo:path={out}")
-    assert agent.model.num_timesteps >= 160
+    train("ppo", "2048-v0", steps=256, out=out, resume=True)
+    agent = playahead.make_agent(f"ppo:path={out},trusted=true")
+    assert agent.model.num_timesteps == 256
+    assert agent.model._n_updates == 2  # one PPO update per 128-step rollout
+
+
+def test_resume_without_a_checkpoint_says_so(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+
+    def interrupt(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(GameStats, "_on_step", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        train(
+            "ppo",
+            "2048-v0",
+            steps=4096,
+            out=out,
+            n_envs=4,
+            hp=small_hp("ppo", "2048-v0"),
+        )
+    monkeypatch.undo()
+    for checkpoint in (out / "checkpoints").glob("*.zip"):
+        checkpoint.unlink()
+    with pytest.raises(ValueError, match="no readable checkpoint"):
+        train("ppo", "2048-v0", steps=256, out=out, resume=True)
+
+
+def test_a_truncated_newest_checkpoint_falls_back_to_the_previous(tmp_path):
+    out = tmp_path / "run"
+    hp = small_hp("ppo", "2048-v0")
+    train("ppo", "2048-v0", steps=256, out=out, n_envs=4, hp=hp, checkpoint_every=128)
+    newest = out / "checkpoints" / "ppo_256_steps.zip"
+    newest.write_bytes(newest.read_bytes()[:200])  # a crash while writing
+    with pytest.warns(UserWarning, match="damaged"):
+        train("ppo", "2048-v0", steps=384, out=out, resume=True)
+    agent = playahead.make_agent(f"ppo:path={out},trusted=true")
+    assert agent.model.num_timesteps == 384
 
 
 def test_command_line(tmp_path, capsys):

@@ -37,20 +37,44 @@ class RunCheckpoint(CheckpointCallback):
             save_replay_buffer=True,
             save_vecnormalize=True,
         )
+        self.every = max(int(every), 1)
+        self._trained = None  # on-policy: steps whose rollouts have been trained on
+        self._saved_at = 0
+
+    def _on_policy(self) -> bool:
+        return getattr(self.model, "rollout_buffer", None) is not None
+
+    def _on_training_start(self) -> None:
+        self._trained = self._saved_at = self.model.num_timesteps
+
+    def _on_rollout_start(self) -> None:
+        # On-policy algorithms train between rollouts: every step counted so far has
+        # been learned from, so this is where a checkpoint loses nothing.
+        self._trained = self.model.num_timesteps
+        if self._on_policy() and self._trained - self._saved_at >= self.every:
+            self._save()
 
     def _on_step(self) -> bool:
-        if self.n_calls % self.save_freq == 0:
+        if not self._on_policy() and self.n_calls % self.save_freq == 0:
             self._save()
         return True
 
-    def save_now(self, model) -> Path:
-        """Checkpoint ``model`` at its current step count; returns the zip's path."""
+    def save_now(self, model, interrupted: bool = False) -> Path:
+        """Checkpoint ``model``; returns the zip's path.
+
+        ``interrupted``: the run stopped mid-rollout (Ctrl-C); an on-policy model is
+        saved at the steps it has trained on, so the discarded part of the rollout is
+        collected again on ``--resume`` rather than counted.
+        """
         self.model = model
+        if interrupted and self._on_policy() and self._trained is not None:
+            model.num_timesteps = self._trained
         self.num_timesteps = model.num_timesteps
         os.makedirs(self.save_path, exist_ok=True)
         return self._save()
 
     def _save(self) -> Path:
+        self.num_timesteps = self._saved_at = self.model.num_timesteps
         path = Path(self._checkpoint_path(extension="zip"))
         self.model.save(path)
         if getattr(self.model, "replay_buffer", None) is not None:

@@ -21,6 +21,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
+import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +150,13 @@ def run(cfg: TrainConfig) -> Path:
         opponent=opponent,
     )
     checkpoint = _last_checkpoint(out / "checkpoints", cfg.algo) if cfg.resume else None
+    if cfg.resume and checkpoint is None:
+        venv.close()
+        raise ValueError(
+            f"nothing to resume in {out}: it holds no readable checkpoint yet (the run "
+            "stopped before its first one); start it again without --resume in a new "
+            "folder"
+        )
     venv = _normalize(venv, hp, checkpoint)
     tb = str(out / "tb") if cfg.tensorboard else None
     try:
@@ -178,6 +188,12 @@ def run(cfg: TrainConfig) -> Path:
 
     callbacks = make_callbacks(cfg, out, n_envs)
     remaining = steps - model.num_timesteps
+    if remaining <= 0 and checkpoint is not None:
+        print(
+            f"{out} is already at {model.num_timesteps} steps (>= {steps}); nothing "
+            "to train: pass a larger --steps to continue",
+            file=sys.stderr,
+        )
     try:
         if remaining > 0:
             model.learn(
@@ -188,7 +204,12 @@ def run(cfg: TrainConfig) -> Path:
                 progress_bar=cfg.progress_bar,
             )
     except KeyboardInterrupt:
-        callbacks.checkpoint.save_now(model)
+        saved = callbacks.checkpoint.save_now(model, interrupted=True)
+        print(
+            f"interrupted: saved {saved} at {model.num_timesteps} steps; continue "
+            f"with: playahead train {cfg.algo} --env {cfg.env_id} --out {out} --resume",
+            file=sys.stderr,
+        )
         raise
     finally:
         venv.close()
@@ -260,13 +281,25 @@ _CHECKPOINT = re.compile(r"^(?P<algo>ppo|dqn)_(?P<steps>\d+)_steps\.zip$")
 
 
 def _last_checkpoint(folder: Path, algo: str) -> Path | None:
-    """The checkpoint with the most steps in ``folder``, or None."""
-    best, best_steps = None, -1
+    """The readable checkpoint with the most steps in ``folder``, or None; a newer
+    one that is truncated or damaged (a crash while writing) is passed over with a
+    warning."""
+    found = []
     for p in folder.glob(f"{algo}_*_steps.zip"):
         m = _CHECKPOINT.match(p.name)
-        if m and int(m["steps"]) > best_steps:
-            best, best_steps = p, int(m["steps"])
-    return best
+        if m:
+            found.append((int(m["steps"]), p))
+    for _, p in sorted(found, reverse=True):
+        try:
+            with zipfile.ZipFile(p) as archive:
+                if archive.testzip() is None and "policy.pth" in archive.namelist():
+                    return p
+        except (OSError, zipfile.BadZipFile):
+            pass
+        warnings.warn(
+            f"{p} is damaged; resuming from an earlier checkpoint", stacklevel=2
+        )
+    return None
 
 
 def _sibling(checkpoint: Path, kind: str) -> Path:
