@@ -121,13 +121,14 @@ def test_resume_continues_the_step_count_and_the_replay_buffer(tmp_path):
         train("ppo", "2048-v0", steps=1024, out=out, resume=True)
 
 
-def test_ctrl_c_saves_a_checkpoint_to_resume_from(tmp_path, monkeypatch, capsys):
-    out = tmp_path / "run"
+def interrupted_run(out, monkeypatch, after_calls: int) -> None:
+    """A 2048 PPO run (4 envs, 128-step rollouts) stopped by Ctrl-C after
+    ``after_calls`` vector steps."""
     calls = []
 
     def interrupt(self):
         calls.append(1)
-        if len(calls) == 40:  # 160 steps: one 128-step rollout trained, 32 collected
+        if len(calls) >= after_calls:
             raise KeyboardInterrupt
         return True
 
@@ -142,11 +143,16 @@ def test_ctrl_c_saves_a_checkpoint_to_resume_from(tmp_path, monkeypatch, capsys)
             n_envs=4,
             hp=small_hp("ppo", "2048-v0"),
         )
+    monkeypatch.undo()
+
+
+def test_ctrl_c_saves_a_checkpoint_to_resume_from(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "run"
+    interrupted_run(out, monkeypatch, 40)  # 160 steps: 128 trained on, 32 collected
     # saved at the steps it trained on; the discarded 32 are collected again
     assert (out / "checkpoints" / "ppo_128_steps.zip").is_file()
     assert "--resume" in capsys.readouterr().err
     assert not (out / "model.zip").exists()
-    monkeypatch.undo()
     train("ppo", "2048-v0", steps=256, out=out, resume=True)
     agent = playahead.make_agent(f"ppo:path={out},trusted=true")
     assert agent.model.num_timesteps == 256
@@ -155,21 +161,7 @@ def test_ctrl_c_saves_a_checkpoint_to_resume_from(tmp_path, monkeypatch, capsys)
 
 def test_resume_without_a_checkpoint_says_so(tmp_path, monkeypatch):
     out = tmp_path / "run"
-
-    def interrupt(self):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(GameStats, "_on_step", interrupt)
-    with pytest.raises(KeyboardInterrupt):
-        train(
-            "ppo",
-            "2048-v0",
-            steps=4096,
-            out=out,
-            n_envs=4,
-            hp=small_hp("ppo", "2048-v0"),
-        )
-    monkeypatch.undo()
+    interrupted_run(out, monkeypatch, 1)
     for checkpoint in (out / "checkpoints").glob("*.zip"):
         checkpoint.unlink()
     with pytest.raises(ValueError, match="no readable checkpoint"):
