@@ -44,6 +44,7 @@ class Setting:
 
 SETTINGS: dict[str, Setting] = {
     "threes-default": Setting("Threes-v0", "expectimax", 60),
+    "threes-nobudget": Setting("Threes-v0", "expectimax:budget=none", 60),
     "threes-d1": Setting("Threes-v0", "expectimax:depth=1", 100),
     "threes-d2": Setting("Threes-v0", "expectimax:depth=2", 100),
     "threes-d3": Setting("Threes-v0", "expectimax:depth=3", 100),
