@@ -26,6 +26,7 @@ import dataclasses
 import datetime
 import json
 import sqlite3
+import time
 from pathlib import Path
 
 import numpy as np
@@ -153,20 +154,23 @@ class Store:
         self.env_options = canonical_options(env_kwargs)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._db = sqlite3.connect(self.path, timeout=30.0)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # In WAL mode, NORMAL keeps every commit through a process crash.
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            with self._db:
-                self._db.executescript(SCHEMA)
-            self._check_tables()
-        except sqlite3.DatabaseError as err:
-            self._db.close()
-            raise ValueError(
-                f"{self.path} is not a playahead results store ({err}); choose "
-                "another --out file"
-            ) from None
+        # Switching a new file to WAL does not wait for SQLite's busy timeout: while
+        # another run opens the same file it says "database is locked", so retry.
+        for attempt in range(600):
+            try:
+                self._open()
+                break
+            except sqlite3.OperationalError as err:
+                self._db.close()
+                if "locked" not in str(err) or attempt == 599:
+                    raise ValueError(f"cannot open {self.path}: {err}") from None
+                time.sleep(0.05)
+            except sqlite3.DatabaseError as err:
+                self._db.close()
+                raise ValueError(
+                    f"{self.path} is not a playahead results store ({err}); choose "
+                    "another --out file"
+                ) from None
         self._wanted = {
             "env_id": env_id,
             "env_options": self.env_options,
@@ -174,6 +178,15 @@ class Store:
             "kind": kind,
         }
         self._check_meta(self._wanted)
+
+    def _open(self) -> None:
+        self._db = sqlite3.connect(self.path, timeout=30.0)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # In WAL mode, NORMAL keeps every commit through a process crash.
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        with self._db:
+            self._db.executescript(SCHEMA)
+        self._check_tables()
 
     def _check_tables(self) -> None:
         """A file of another program (same table names, other columns) or a damaged
