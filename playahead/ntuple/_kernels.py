@@ -81,7 +81,7 @@ def value(board, code, weights, cells):
     total = 0.0
     for p in range(cells.shape[0]):
         for s in range(8):
-            total += weights[p, code, _index(board, cells, p, s)]
+            total += np.float64(weights[p, code, _index(board, cells, p, s)])
     return total
 
 
@@ -99,14 +99,12 @@ def value_threes(board, code, weights, cells):
 
 @nb.njit(cache=True)
 def update(board, code, delta, weights, cells):
-    """Add ``delta`` to every weight ``value`` reads; returns the new value."""
-    total = 0.0
+    """Add ``delta`` to every weight ``value`` reads (twice where a symmetric board
+    reads one weight twice); returns the new value."""
     for p in range(cells.shape[0]):
         for s in range(8):
-            i = _index(board, cells, p, s)
-            weights[p, code, i] += delta
-            total += weights[p, code, i]
-    return total
+            weights[p, code, _index(board, cells, p, s)] += delta
+    return value(board, code, weights, cells)
 
 
 @nb.njit(cache=True)

@@ -155,6 +155,9 @@ def load_model(path: str | Path, env_id: str | None = None) -> NTupleModel:
     if env_id is not None and meta["env_id"] != env_id:
         raise ValueError(f"{path} is a model for {meta['env_id']}, not {env_id}")
     patterns = parse_patterns(meta["patterns"])
+    with w_path.open("rb") as f:
+        if f.read(4) != b"PK\x03\x04":
+            _fail(w_path, "weights.npz cannot be read (not an npz/zip archive)")
     try:
         with np.load(w_path, allow_pickle=False) as z:
             missing = {"index", "value", "fill", "shape"} - set(z.files)
