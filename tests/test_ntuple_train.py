@@ -157,3 +157,18 @@ def test_cli_resume_continues(tmp_path):
         text=True,
     )
     assert bad.returncode != 0 and "hex cells" in bad.stderr
+
+
+def test_train_ntuple_needs_no_torch(tmp_path):
+    code = (
+        "import sys\n"
+        "for m in ('torch', 'stable_baselines3', 'sb3_contrib'):\n"
+        "    sys.modules[m] = None\n"
+        "from playahead.cli import main\n"
+        "sys.argv = ['playahead', 'train', 'ntuple', '--env', '2048-v0', '--games',"
+        " '5', '--patterns', '01', '--no-progress',"
+        f" '--out', {str(tmp_path / 'r')!r}]\n"
+        "main()\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    assert load_model(tmp_path / "r").meta["games"] == 5
