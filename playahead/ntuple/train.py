@@ -13,6 +13,7 @@ plus ``eval/score_mean`` and ``eval/top_tile_rate``). No torch is needed.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -214,3 +215,48 @@ def train_ntuple(
         bar.close()
         scalars.close()
     return out
+
+
+def write_evaluation(model_dir: str | Path, games: int, out: str | Path) -> dict:
+    """Evaluate a saved model greedily on the held-out seeds and write per-game rows
+    (index, seed, score, max tile, moves) as JSON; returns the summary."""
+    model = load_model(model_dir)
+    rows = evaluate(model, games)
+    faces = (
+        threes.CARD_VALUES if model.game == 1 else [0] + [2**r for r in range(1, 16)]
+    )
+    top = [int(faces[r]) for r in rows[:, 1]]
+    goal = GOAL_RANK[model.env_id]
+    summary = {
+        "env_id": model.env_id,
+        "model_games": model.meta.get("games"),
+        "games": games,
+        "first_seed": EVAL_SEED_BASE,
+        "score_mean": float(rows[:, 0].mean()),
+        "score_sem": float(rows[:, 0].std(ddof=1) / np.sqrt(games)) if games > 1 else 0,
+        "goal_tile": int(faces[goal]),
+        "goal_rate": float((rows[:, 1] >= goal).mean()),
+    }
+    per_game = [
+        {
+            "index": i,
+            "seed": EVAL_SEED_BASE + i,
+            "score": int(r[0]),
+            "max_tile": t,
+            "moves": int(r[2]),
+        }
+        for i, (r, t) in enumerate(zip(rows, top, strict=True))
+    ]
+    Path(out).write_text(json.dumps({"summary": summary, "games": per_game}) + "\n")
+    return summary
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="greedy evaluation of a saved model")
+    parser.add_argument("model")
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--json", required=True)
+    a = parser.parse_args()
+    print(json.dumps(write_evaluation(a.model, a.games, a.json), indent=2))
