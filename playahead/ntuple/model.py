@@ -22,6 +22,9 @@ VERSION = 1
 ENVS = ("2048-v0", "Threes-v0")
 #: TDL2048-Demo's 4 x 6-tuples (cells 0..15 in reading order; "a" = 10).
 DEFAULT_PATTERNS = ("012345", "456789", "012456", "45689a")
+#: Threes' default: 5-tuples, since each is stored once per preview code (4 x 16 MB
+#: as float32; 6-tuples would take 1 GB).
+THREES_PATTERNS = ("01234", "45678", "01245", "45689")
 MAX_CELLS = 6
 
 
@@ -69,10 +72,13 @@ class NTupleModel:
     meta: dict = dataclasses.field(default_factory=dict)
 
     @classmethod
-    def new(cls, env_id: str, patterns=DEFAULT_PATTERNS, init: float = 0.0, **kw):
-        """Zero weights, or ``init`` spread so every afterstate starts at ``init``."""
+    def new(cls, env_id: str, patterns=None, init: float = 0.0, **kw):
+        """Zero weights, or ``init`` spread so every afterstate starts at ``init``;
+        ``patterns`` None takes the env's default."""
         if env_id not in ENVS:
             raise ValueError(f"env {env_id!r}: n-tuple nets play {', '.join(ENVS)}")
+        if patterns is None:
+            patterns = DEFAULT_PATTERNS if env_id == "2048-v0" else THREES_PATTERNS
         patterns = parse_patterns(patterns)
         codes = 1 if env_id == "2048-v0" else N_CODES
         per = float(init) / (8 * len(patterns))

@@ -21,7 +21,7 @@ import numpy as np
 
 from playahead.games import threes, twenty48
 from playahead.ntuple import _kernels as k
-from playahead.ntuple.model import DEFAULT_PATTERNS, NTupleModel, load_model
+from playahead.ntuple.model import NTupleModel, load_model
 
 EVAL_SEED_BASE = 1_000_000_007
 CHUNK = 500  # games per kernel call
@@ -97,7 +97,7 @@ def train_ntuple(
     *,
     seed: int = 0,
     lr: float = 0.1,
-    patterns=DEFAULT_PATTERNS,
+    patterns=None,
     init: float = 0.0,
     env_kwargs: dict | None = None,
     eval_every: int = 10_000,
@@ -114,7 +114,8 @@ def train_ntuple(
         out: run directory.
         seed: seed of the training generator.
         lr: TD learning rate, spread over the ``8 * P`` lookups.
-        patterns: tuple patterns (hex strings of cells, e.g. ``"012345"``).
+        patterns: tuple patterns (hex strings of cells, e.g. ``"012345"``); None:
+            4 x 6-tuples for 2048, 4 x 5-tuples for Threes.
         init: optimistic initial value of every afterstate.
         env_kwargs: Threes' rule variant (``merge_6144``, ``bonus_preview``).
         eval_every: games between greedy evaluations (and checkpoints).

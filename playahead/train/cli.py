@@ -116,7 +116,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--patterns",
         default=None,
         help="tuple patterns, hex cells in reading order "
-        "(default 012345,456789,012456,45689a)",
+        "(default 2048: 012345,456789,012456,45689a; Threes: 01234,45678,01245,45689)",
     )
     nt.add_argument("--init", type=float, default=0.0, help="optimistic initial value")
     nt.add_argument(
@@ -141,7 +141,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run_ntuple(args: argparse.Namespace) -> int:
     """``playahead train ntuple``: no torch import."""
-    from playahead.ntuple.model import DEFAULT_PATTERNS, ENVS
+    from playahead.ntuple.model import ENVS
     from playahead.ntuple.train import train_ntuple
     from playahead.train.config import parse_overrides
 
@@ -156,7 +156,7 @@ def run_ntuple(args: argparse.Namespace) -> int:
             out,
             seed=args.seed,
             lr=args.lr,
-            patterns=args.patterns or DEFAULT_PATTERNS,
+            patterns=args.patterns,
             init=args.init,
             env_kwargs=parse_overrides(args.env_kwarg),
             eval_every=args.eval_every,
