@@ -20,7 +20,11 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 # Modules whose import registers the built-in agents (imported lazily, on first use).
-_BUILTIN_MODULES = ("playahead.planners", "playahead.train.agents")
+_BUILTIN_MODULES = (
+    "playahead.planners",
+    "playahead.ntuple.agent",
+    "playahead.train.agents",
+)
 
 
 @runtime_checkable

@@ -6,6 +6,9 @@ Examples::
     playahead train dqn --env 2048-v0 --hp learning_rate=1e-4 --hp batch_size=256
     playahead train ppo --env TicTacToe-v0 --self-play-every 20_000 --out runs/ttt
     playahead train ppo --env Threes-v0 --out runs/threes-ppo --resume --steps 2_000_000
+    playahead train ntuple --env 2048-v0 --games 100_000 --seed 0 --out runs/2048-nt
+
+``ntuple`` (n-tuple TD, :mod:`playahead.ntuple`) needs neither torch nor SB3.
 
 Ctrl-C saves a checkpoint; ``--resume`` continues from it.
 """
@@ -29,8 +32,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``train`` arguments to ``parser``."""
     parser.add_argument(
         "algo",
-        choices=("ppo", "dqn"),
-        help="ppo: sb3-contrib MaskablePPO; dqn: DQN with action masks",
+        choices=("ppo", "dqn", "ntuple"),
+        help="ppo: sb3-contrib MaskablePPO; dqn: DQN with action masks; "
+        "ntuple: n-tuple network trained by afterstate TD(0) (2048, Threes)",
     )
     parser.add_argument(
         "--env",
@@ -103,6 +107,27 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="continue the run in --out from its last checkpoint",
     )
+    nt = parser.add_argument_group("ntuple")
+    nt.add_argument(
+        "--games", type=_positive_int, default=100_000, help="training games"
+    )
+    nt.add_argument("--lr", type=float, default=0.1, help="TD learning rate")
+    nt.add_argument(
+        "--patterns",
+        default=None,
+        help="tuple patterns, hex cells in reading order "
+        "(default 2048: 012345,456789,012456,45689a; Threes: 01234,45678,01245,45689)",
+    )
+    nt.add_argument("--init", type=float, default=0.0, help="optimistic initial value")
+    nt.add_argument(
+        "--eval-every",
+        type=_positive_int,
+        default=10_000,
+        help="games between evaluations and checkpoints",
+    )
+    nt.add_argument(
+        "--eval-games", type=_positive_int, default=100, help="games per evaluation"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
         "--no-tensorboard", action="store_true", help="no TensorBoard logs"
@@ -114,8 +139,42 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(func=run)
 
 
+def run_ntuple(args: argparse.Namespace) -> int:
+    """``playahead train ntuple``: no torch import."""
+    from playahead.ntuple.model import ENVS
+    from playahead.ntuple.train import train_ntuple
+    from playahead.train.config import parse_overrides
+
+    env_id = next((e for e in ENVS if e.lower() == args.env_id.lower()), None)
+    if env_id is None:
+        raise SystemExit(f"ntuple trains on {', '.join(ENVS)}, not {args.env_id!r}")
+    out = args.out or f"runs/{env_id.lower()}-ntuple-s{args.seed}"
+    try:
+        path = train_ntuple(
+            env_id,
+            args.games,
+            out,
+            seed=args.seed,
+            lr=args.lr,
+            patterns=args.patterns,
+            init=args.init,
+            env_kwargs=parse_overrides(args.env_kwarg),
+            eval_every=args.eval_every,
+            eval_games=args.eval_games,
+            resume=args.resume,
+            progress=not args.no_progress,
+            tensorboard=not args.no_tensorboard,
+        )
+    except ValueError as err:
+        raise SystemExit(f"playahead train ntuple: {err}") from None
+    print(f"model: {path}\nplay it: make_agent('ntuple:path={path}')")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Train as ``args`` say and print where the model went."""
+    if args.algo == "ntuple":
+        return run_ntuple(args)
     from playahead.train.config import TrainConfig, canonical_env_id, parse_overrides
     from playahead.train.trainer import run as run_training
 

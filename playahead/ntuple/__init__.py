@@ -1,0 +1,16 @@
+"""N-tuple networks trained by afterstate TD(0) for 2048 and Threes.
+
+* :mod:`playahead.ntuple._kernels`: the compiled value, update and training kernels
+  (signatures at the top of that module; ``value_2048``/``value_threes`` are the
+  learned leaf for expectimax).
+* :mod:`playahead.ntuple.model`: :class:`NTupleModel`, saved as ``weights.npz`` +
+  ``model.json`` and loaded without pickle.
+* :mod:`playahead.ntuple.train`: ``train_ntuple`` (``playahead train ntuple``).
+* :mod:`playahead.ntuple.agent`: ``make_agent("ntuple:path=DIR")``.
+"""
+
+from __future__ import annotations
+
+from playahead.ntuple.model import DEFAULT_PATTERNS, NTupleModel, load_model
+
+__all__ = ["DEFAULT_PATTERNS", "NTupleModel", "load_model"]

@@ -1,0 +1,70 @@
+"""The ``ntuple`` agent: greedy on ``reward + V(afterstate)`` of a trained net.
+
+Fairness: it reads the position through ``clone_state()`` only (the board and, for
+Threes, the preview); it draws no chance. ``make_agent("ntuple:path=DIR")``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from playahead.agents import Analysis, register_agent
+from playahead.games._board64 import max_rank, move_rows
+from playahead.ntuple import _kernels as k
+from playahead.ntuple.model import load_model
+from playahead.planners.base import Planner, Root, masked, pick_max
+
+_KINDS = {"2048": "2048-v0", "threes": "Threes-v0"}
+
+
+class NTupleAgent(Planner):
+    """``ntuple``: the move with the best reward plus learned afterstate value.
+
+    Args:
+        path: a model directory written by ``playahead train ntuple``.
+        seed: seed of the generator that breaks exact ties.
+    """
+
+    name = "ntuple"
+
+    def __init__(self, path: str | None = None, seed: int | None = None):
+        super().__init__(seed=seed)
+        if path is None:
+            raise ValueError(
+                "ntuple needs path=DIR, a model of `playahead train ntuple`"
+            )
+        self.model = load_model(path)
+        self.cells = self.model.cells
+        self.path = str(path)
+
+    def _analyze(self, root: Root, rng: np.random.Generator, deadline: float):
+        env_id = _KINDS.get(root.kind)
+        if env_id != self.model.env_id:
+            raise ValueError(
+                f"this ntuple model plays {self.model.env_id}, not "
+                f"{type(root.env).__name__}"
+            )
+        from playahead.ntuple.train import rules
+
+        state = root.env.clone_state()
+        if env_id == "Threes-v0" and bool(state.merge_6144) != bool(
+            self.model.env_kwargs.get("merge_6144", True)
+        ):
+            raise ValueError("the model was trained on the other merge_6144 rule")
+        moves, rewards, _ = rules(self.model)
+        board = np.uint64(state.board)
+        cards = np.int64(getattr(state, "cards", 0))
+        code = k.preview_code(cards) if self.model.game == 1 else 0
+        values = np.full(root.mask.size, np.nan)
+        for a in root.legal:
+            after, _, r = move_rows(board, int(a), moves, rewards)
+            values[a] = r
+            if self.model.game == 0 or max_rank(after) != 15:  # 12288 ends Threes
+                values[a] += k.value(after, code, self.model.weights, self.cells)
+        action = pick_max(values, rng)
+        return Analysis(
+            action, masked(values, root.mask), value_kind="score", stats={"nodes": 4}
+        )
+
+
+register_agent("ntuple", NTupleAgent, "greedy on a learned n-tuple afterstate value")

@@ -1,0 +1,201 @@
+"""The n-tuple model: weights in ``weights.npz``, metadata in ``model.json``.
+
+The weights are saved sparsely (the flat indices and float32 values of the non-zero
+entries, compressed), so a 4 x 6-tuple net of 268 MB in memory takes a few MB on disk.
+Loading uses ``allow_pickle=False``; a file that is not such a model raises a
+``ValueError`` saying what is wrong.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from playahead.ntuple._kernels import N_CODES, symmetric_cells
+
+FORMAT = "playahead-ntuple"
+VERSION = 1
+ENVS = ("2048-v0", "Threes-v0")
+#: TDL2048-Demo's 4 x 6-tuples (cells 0..15 in reading order; "a" = 10).
+DEFAULT_PATTERNS = ("012345", "456789", "012456", "45689a")
+#: Threes' default: 5-tuples, since each is stored once per preview code (4 x 16 MB
+#: as float32; 6-tuples would take 1 GB).
+THREES_PATTERNS = ("01234", "45678", "01245", "45689")
+MAX_CELLS = 6
+
+
+def parse_patterns(patterns) -> tuple[str, ...]:
+    """Validate tuple patterns: hex strings of distinct cells, all the same length.
+
+    Raises:
+        ValueError: empty, a cell outside 0..f, a repeated cell or unequal lengths.
+    """
+    if isinstance(patterns, str):
+        patterns = [p for p in patterns.replace(",", " ").split() if p]
+    out = tuple(str(p).lower() for p in patterns)
+    if not out:
+        raise ValueError("no tuple patterns given (example: 012345,456789)")
+    for p in out:
+        if not 1 <= len(p) <= MAX_CELLS or any(c not in "0123456789abcdef" for c in p):
+            raise ValueError(
+                f"tuple pattern {p!r} must be 1-{MAX_CELLS} hex cells 0-f (0 top-left, "
+                "reading order), e.g. 012345"
+            )
+        if len(set(p)) != len(p):
+            raise ValueError(f"tuple pattern {p!r} repeats a cell")
+    if len({len(p) for p in out}) != 1:
+        raise ValueError(f"tuple patterns must have equal lengths, got {out}")
+    return out
+
+
+@dataclasses.dataclass
+class NTupleModel:
+    """A trained (or new) n-tuple network.
+
+    Attributes:
+        env_id: ``"2048-v0"`` or ``"Threes-v0"``.
+        patterns: tuple patterns as hex strings.
+        weights: ``float32[P, C, 16**K]``; ``C`` is 1 for 2048, 4 preview codes for
+            Threes.
+        env_kwargs: the rule variant (Threes: ``merge_6144``, ``bonus_preview``).
+        meta: training facts (games, seed, lr, init, ...).
+    """
+
+    env_id: str
+    patterns: tuple[str, ...]
+    weights: np.ndarray
+    env_kwargs: dict = dataclasses.field(default_factory=dict)
+    meta: dict = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def new(cls, env_id: str, patterns=None, init: float = 0.0, **kw):
+        """Zero weights, or ``init`` spread so every afterstate starts at ``init``;
+        ``patterns`` None takes the env's default."""
+        if env_id not in ENVS:
+            raise ValueError(f"env {env_id!r}: n-tuple nets play {', '.join(ENVS)}")
+        if patterns is None:
+            patterns = DEFAULT_PATTERNS if env_id == "2048-v0" else THREES_PATTERNS
+        patterns = parse_patterns(patterns)
+        codes = 1 if env_id == "2048-v0" else N_CODES
+        per = float(init) / (8 * len(patterns))
+        w = np.full((len(patterns), codes, 16 ** len(patterns[0])), per, np.float32)
+        return cls(env_id, patterns, w, **kw)
+
+    @property
+    def cells(self) -> np.ndarray:
+        """int64[P, 8, K] cell indices of every pattern's 8 images."""
+        return symmetric_cells([[int(c, 16) for c in p] for p in self.patterns])
+
+    @property
+    def game(self) -> int:
+        """0 for 2048, 1 for Threes (the kernels' ``game`` argument)."""
+        return ENVS.index(self.env_id)
+
+    def save(self, out: str | Path) -> Path:
+        """Write ``weights.npz`` and ``model.json`` into directory ``out``."""
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        flat = self.weights.reshape(-1)
+        fill = float(np.median(flat[:: max(1, flat.size // 4096)]))
+        idx = np.flatnonzero(flat != np.float32(fill)).astype(np.uint32)
+        tmp = out / "weights.tmp.npz"
+        np.savez_compressed(
+            tmp,
+            index=idx,
+            value=flat[idx],
+            fill=np.float32(fill),
+            shape=np.array(self.weights.shape, np.int64),
+        )
+        tmp.replace(out / "weights.npz")
+        meta = {
+            "format": FORMAT,
+            "version": VERSION,
+            "env_id": self.env_id,
+            "env_kwargs": self.env_kwargs,
+            "patterns": list(self.patterns),
+            **self.meta,
+        }
+        (out / "model.json").write_text(json.dumps(meta, indent=2) + "\n")
+        return out
+
+
+def _fail(path, why: str):
+    raise ValueError(f"{path} is not a playahead n-tuple model: {why}")
+
+
+def load_model(path: str | Path, env_id: str | None = None) -> NTupleModel:
+    """Read a model directory written by :meth:`NTupleModel.save`.
+
+    Args:
+        path: the directory (or its ``model.json`` / ``weights.npz``).
+        env_id: if given, the env the model must be for.
+
+    Raises:
+        ValueError: missing or unreadable files, a foreign format, pickled data,
+            missing keys, inconsistent shapes or the wrong env.
+    """
+    path = Path(path)
+    if path.is_file():
+        path = path.parent
+    meta_path, w_path = path / "model.json", path / "weights.npz"
+    for p in (meta_path, w_path):
+        if not p.is_file():
+            _fail(path, f"{p.name} is missing")
+    try:
+        meta = json.loads(meta_path.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        _fail(meta_path, f"model.json is not JSON ({err})")
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        _fail(meta_path, f'model.json has no "format": "{FORMAT}"')
+    if meta.get("version") != VERSION:
+        _fail(meta_path, f"version {meta.get('version')!r}, this reads {VERSION}")
+    for key in ("env_id", "patterns"):
+        if key not in meta:
+            _fail(meta_path, f"model.json lacks {key!r}")
+    if meta["env_id"] not in ENVS:
+        _fail(meta_path, f"env {meta['env_id']!r} is not one of {ENVS}")
+    if env_id is not None and meta["env_id"] != env_id:
+        raise ValueError(f"{path} is a model for {meta['env_id']}, not {env_id}")
+    patterns = parse_patterns(meta["patterns"])
+    with w_path.open("rb") as f:
+        if f.read(4) != b"PK\x03\x04":
+            _fail(w_path, "weights.npz cannot be read (not an npz/zip archive)")
+    try:
+        with np.load(w_path, allow_pickle=False) as z:
+            missing = {"index", "value", "fill", "shape"} - set(z.files)
+            if missing:
+                _fail(w_path, f"weights.npz lacks {sorted(missing)}")
+            idx, val, fill, shape = z["index"], z["value"], z["fill"], z["shape"]
+    except (OSError, zipfile.BadZipFile, EOFError) as err:
+        _fail(w_path, f"weights.npz cannot be read ({err})")
+    except ValueError as err:
+        if "pickle" in str(err):
+            _fail(w_path, "weights.npz holds pickled objects (refused)")
+        raise
+    codes = 1 if meta["env_id"] == "2048-v0" else N_CODES
+    want = (len(patterns), codes, 16 ** len(patterns[0]))
+    if tuple(int(s) for s in shape) != want:
+        _fail(w_path, f"weights shape {tuple(shape)} does not match {want}")
+    if idx.shape != val.shape or (idx.size and int(idx.max()) >= np.prod(want)):
+        _fail(w_path, "index/value arrays are inconsistent")
+    w = np.full(int(np.prod(want)), np.float32(fill), dtype=np.float32)
+    w[idx.astype(np.int64)] = val.astype(np.float32)
+    rest = {
+        k: v
+        for k, v in meta.items()
+        if k not in ("format", "version", "env_id", "env_kwargs", "patterns")
+    }
+    return NTupleModel(
+        meta["env_id"], patterns, w.reshape(want), meta.get("env_kwargs", {}), rest
+    )
+
+
+def leaf_arrays(path: str | Path, env_id: str | None = None):
+    """``(weights, cells)`` of a saved model, the arrays ``value_2048`` /
+    ``value_threes`` take."""
+    model = load_model(path, env_id)
+    return model.weights, model.cells

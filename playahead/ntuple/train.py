@@ -1,0 +1,263 @@
+"""Train an n-tuple network: ``train_ntuple`` and ``playahead train ntuple``.
+
+Randomness: the training games draw all chance from one ``np.random.default_rng(seed)``
+(its state is checkpointed, so a resumed run continues the same stream); evaluation
+game ``i`` uses ``np.random.default_rng(EVAL_SEED_BASE + i)``, a stream the training
+never uses. The same seed and options give the same network.
+
+A run directory holds the model (``model.json`` + ``weights.npz``, rewritten at every
+checkpoint), ``progress.csv`` (one row per evaluation) and TensorBoard scalars under
+``tb/`` (``rollout/score_mean`` over moves played, which ``playahead curves`` draws,
+plus ``eval/score_mean`` and ``eval/top_tile_rate``). No torch is needed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from playahead.games import threes, twenty48
+from playahead.ntuple import _kernels as k
+from playahead.ntuple.model import NTupleModel, load_model
+
+EVAL_SEED_BASE = 1_000_000_007
+CHUNK = 500  # games per kernel call
+MAX_GAMES = 100_000_000
+MAX_EVAL_GAMES = 100_000
+#: The top rank whose rate evaluation reports: 2048 (rank 11) and 384 (rank 10).
+GOAL_RANK = {"2048-v0": 11, "Threes-v0": 10}
+
+
+def rules(model: NTupleModel):
+    """``(moves, rewards, bonus_preview)`` kernel arguments of the model's env."""
+    if model.game == 0:
+        moves, rewards = twenty48.TABLES
+        return moves, rewards, 0
+    kw = model.env_kwargs
+    moves, rewards, _ = threes.tables(bool(kw.get("merge_6144", True)))
+    return moves, rewards, threes.BONUS_PREVIEWS[kw.get("bonus_preview", "window")]
+
+
+def evaluate(model: NTupleModel, games: int, first_seed: int = EVAL_SEED_BASE):
+    """Greedy games without learning; int64[games, 3] rows of (score, top rank,
+    moves), game ``i`` played with ``np.random.default_rng(first_seed + i)``."""
+    moves, rewards, bonus = rules(model)
+    cells = model.cells
+    buf = (
+        np.empty(k.MAX_MOVES, np.uint64),
+        np.empty(k.MAX_MOVES, np.int64),
+        np.empty(k.MAX_MOVES, np.int64),
+    )
+    out = np.empty((games, 3), np.int64)
+    for i in range(games):
+        rng = np.random.default_rng(first_seed + i)
+        out[i] = k.play(
+            model.game, model.weights, cells, rng, moves, rewards, bonus, *buf
+        )
+    return out
+
+
+class _Scalars:
+    """TensorBoard scalars through the ``tensorboard`` package (skipped without it)."""
+
+    def __init__(self, logdir: Path, enabled: bool):
+        self.writer = None
+        if not enabled:
+            return
+        try:
+            from tensorboard.summary.writer.event_file_writer import EventFileWriter
+        except ImportError:
+            return
+        self.writer = EventFileWriter(str(logdir))
+
+    def add(self, step: int, values: dict[str, float]) -> None:
+        if self.writer is None:
+            return
+        from tensorboard.compat.proto.event_pb2 import Event
+        from tensorboard.compat.proto.summary_pb2 import Summary
+
+        summary = Summary(
+            value=[Summary.Value(tag=t, simple_value=v) for t, v in values.items()]
+        )
+        self.writer.add_event(Event(wall_time=time.time(), step=step, summary=summary))
+        self.writer.flush()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+def train_ntuple(
+    env_id: str,
+    games: int,
+    out: str | Path,
+    *,
+    seed: int = 0,
+    lr: float = 0.1,
+    patterns=None,
+    init: float = 0.0,
+    env_kwargs: dict | None = None,
+    eval_every: int = 10_000,
+    eval_games: int = 100,
+    resume: bool = False,
+    progress: bool = True,
+    tensorboard: bool = True,
+) -> Path:
+    """Train (or continue) an n-tuple net for ``games`` games in total.
+
+    Args:
+        env_id: ``"2048-v0"`` or ``"Threes-v0"``.
+        games: total training games (a resumed run plays the rest).
+        out: run directory.
+        seed: seed of the training generator.
+        lr: TD learning rate, spread over the ``8 * P`` lookups.
+        patterns: tuple patterns (hex strings of cells, e.g. ``"012345"``); None:
+            4 x 6-tuples for 2048, 4 x 5-tuples for Threes.
+        init: optimistic initial value of every afterstate.
+        env_kwargs: Threes' rule variant (``merge_6144``, ``bonus_preview``).
+        eval_every: games between greedy evaluations (and checkpoints).
+        eval_games: held-out games per evaluation.
+        resume: continue the model in ``out``.
+        progress: show a tqdm bar.
+        tensorboard: write TensorBoard scalars under ``out/tb``.
+
+    Returns:
+        The run directory (a model :func:`~playahead.ntuple.model.load_model` reads).
+
+    Raises:
+        ValueError: bad options, or ``resume`` without a model in ``out``.
+    """
+    for name, v, cap in (
+        ("games", games, MAX_GAMES),
+        ("eval_every", eval_every, MAX_GAMES),
+        ("eval_games", eval_games, MAX_EVAL_GAMES),
+    ):
+        if not isinstance(v, int | np.integer) or not 1 <= v <= cap:
+            raise ValueError(f"{name} must be an integer in 1..{cap}, got {v!r}")
+    if not 0 < lr <= 1:
+        raise ValueError(f"lr must be in (0, 1], got {lr!r}")
+    out = Path(out)
+    if resume:
+        model = load_model(out, env_id)
+        done = int(model.meta.get("games", 0))
+        rng = np.random.default_rng()
+        rng.bit_generator.state = model.meta["rng_state"]
+        moves_done = int(model.meta.get("moves", 0))
+    else:
+        model = NTupleModel.new(
+            env_id, patterns, init, env_kwargs=dict(env_kwargs or {})
+        )
+        model.meta = {"seed": seed, "lr": lr, "init": init, "games": 0}
+        done, moves_done = 0, 0
+        rng = np.random.default_rng(seed)
+    moves, rewards, bonus = rules(model)
+    cells = model.cells
+    lr = float(model.meta["lr"])
+    scalars = _Scalars(out / "tb", tensorboard)
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=games, initial=done, disable=not progress, unit="game")
+    cpu = float(model.meta.get("cpu_seconds", 0.0))
+    updates = int(model.meta.get("updates", 0))
+    csv = out / "progress.csv"
+    if not csv.exists():
+        out.mkdir(parents=True, exist_ok=True)
+        csv.write_text("games,moves,train_score_mean,eval_score_mean,eval_goal_rate\n")
+    try:
+        while done < games:
+            n = min(CHUNK, games - done, eval_every - done % eval_every)
+            rows = np.empty((n, 3), np.int64)
+            t0 = time.process_time()
+            updates += int(
+                k.train_games(
+                    model.game,
+                    n,
+                    lr,
+                    model.weights,
+                    cells,
+                    rng,
+                    moves,
+                    rewards,
+                    bonus,
+                    rows,
+                )
+            )
+            cpu += time.process_time() - t0
+            done += n
+            moves_done += int(rows[:, 2].sum())
+            bar.update(n)
+            bar.set_postfix(score=f"{rows[:, 0].mean():.0f}")
+            scalars.add(moves_done, {"rollout/score_mean": float(rows[:, 0].mean())})
+            if done % eval_every == 0 or done == games:
+                ev = evaluate(model, eval_games)
+                goal = float((ev[:, 1] >= GOAL_RANK[env_id]).mean())
+                scalars.add(
+                    moves_done,
+                    {"eval/score_mean": float(ev[:, 0].mean()), "eval/goal_rate": goal},
+                )
+                with csv.open("a") as f:
+                    f.write(
+                        f"{done},{moves_done},{rows[:, 0].mean():.1f},"
+                        f"{ev[:, 0].mean():.1f},{goal:.4f}\n"
+                    )
+                model.meta.update(
+                    games=done,
+                    moves=moves_done,
+                    updates=updates,
+                    cpu_seconds=round(cpu, 3),
+                    rng_state=rng.bit_generator.state,
+                    eval_seed_base=EVAL_SEED_BASE,
+                )
+                model.save(out)
+    finally:
+        bar.close()
+        scalars.close()
+    return out
+
+
+def write_evaluation(model_dir: str | Path, games: int, out: str | Path) -> dict:
+    """Evaluate a saved model greedily on the held-out seeds and write per-game rows
+    (index, seed, score, max tile, moves) as JSON; returns the summary."""
+    model = load_model(model_dir)
+    rows = evaluate(model, games)
+    faces = (
+        threes.CARD_VALUES if model.game == 1 else [0] + [2**r for r in range(1, 16)]
+    )
+    top = [int(faces[r]) for r in rows[:, 1]]
+    goal = GOAL_RANK[model.env_id]
+    summary = {
+        "env_id": model.env_id,
+        "model_games": model.meta.get("games"),
+        "games": games,
+        "first_seed": EVAL_SEED_BASE,
+        "score_mean": float(rows[:, 0].mean()),
+        "score_sem": float(rows[:, 0].std(ddof=1) / np.sqrt(games)) if games > 1 else 0,
+        "goal_tile": int(faces[goal]),
+        "goal_rate": float((rows[:, 1] >= goal).mean()),
+    }
+    per_game = [
+        {
+            "index": i,
+            "seed": EVAL_SEED_BASE + i,
+            "score": int(r[0]),
+            "max_tile": t,
+            "moves": int(r[2]),
+        }
+        for i, (r, t) in enumerate(zip(rows, top, strict=True))
+    ]
+    Path(out).write_text(json.dumps({"summary": summary, "games": per_game}) + "\n")
+    return summary
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="greedy evaluation of a saved model")
+    parser.add_argument("model")
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--json", required=True)
+    a = parser.parse_args()
+    print(json.dumps(write_evaluation(a.model, a.games, a.json), indent=2))

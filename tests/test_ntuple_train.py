@@ -1,0 +1,174 @@
+"""Training, the model format, the ``ntuple`` agent, ``train ntuple --resume``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import playahead  # noqa: F401  (registers the envs)
+from playahead.agents import make_agent
+from playahead.ntuple.model import NTupleModel, load_model
+from playahead.ntuple.train import evaluate, train_ntuple
+
+SMALL = ("0123", "4567", "0145", "4589")
+
+
+def _train(tmp_path, name, games, seed=0, **kw):
+    return train_ntuple(
+        "2048-v0",
+        games,
+        tmp_path / name,
+        seed=seed,
+        patterns=SMALL,
+        eval_every=games,
+        eval_games=5,
+        progress=False,
+        tensorboard=False,
+        **kw,
+    )
+
+
+def test_training_improves_greedy_mean_on_fixed_seeds(tmp_path):
+    untrained = NTupleModel.new("2048-v0", SMALL)
+    path = _train(tmp_path, "a", 3000)
+    trained = load_model(path)
+    before = evaluate(untrained, 40, first_seed=5)[:, 0].mean()
+    after = evaluate(trained, 40, first_seed=5)[:, 0].mean()
+    assert after > 1.5 * before
+
+
+def test_same_seed_same_weights_and_round_trip(tmp_path):
+    a = load_model(_train(tmp_path, "a", 200, seed=7))
+    b = load_model(_train(tmp_path, "b", 200, seed=7))
+    c = load_model(_train(tmp_path, "c", 200, seed=8))
+    np.testing.assert_array_equal(a.weights, b.weights)
+    assert not np.array_equal(a.weights, c.weights)
+    a.save(tmp_path / "copy")
+    again = load_model(tmp_path / "copy")
+    np.testing.assert_array_equal(a.weights, again.weights)
+    assert again.patterns == SMALL and again.meta["games"] == 200
+
+
+def test_threes_sees_the_preview(tmp_path):
+    path = train_ntuple(
+        "Threes-v0",
+        100,
+        tmp_path / "t",
+        patterns=SMALL,
+        eval_every=100,
+        eval_games=3,
+        progress=False,
+        tensorboard=False,
+    )
+    model = load_model(path, "Threes-v0")
+    assert model.weights.shape == (4, 4, 16**4)
+    touched = (model.weights != 0).any(axis=(0, 2))
+    assert touched[:3].all()  # the three basic previews each learned something
+    env = gym.make("Threes-v0")
+    env.reset(seed=3)
+    agent = make_agent(f"ntuple:path={path}", seed=0)
+    assert env.unwrapped.action_masks()[agent.act(env)]
+
+
+def _bad(tmp_path, good, name):
+    bad = tmp_path / name
+    bad.mkdir()
+    for f in ("model.json", "weights.npz"):
+        (bad / f).write_bytes((good / f).read_bytes())
+    return bad
+
+
+def test_bad_files_give_clear_errors(tmp_path):
+    good = _train(tmp_path, "good", 20)
+    with pytest.raises(ValueError, match="not 'Threes-v0'|not Threes-v0"):
+        load_model(good, "Threes-v0")
+    bad = _bad(tmp_path, good, "random")
+    (bad / "weights.npz").write_bytes(np.random.default_rng(0).bytes(500))
+    with pytest.raises(ValueError, match="cannot be read"):
+        load_model(bad)
+    bad = _bad(tmp_path, good, "pickle")
+    np.savez(bad / "weights.npz", index=np.array([object()]), value=1, fill=0, shape=1)
+    with pytest.raises(ValueError, match="pickled"):
+        load_model(bad)
+    bad = _bad(tmp_path, good, "missing")
+    np.savez(bad / "weights.npz", index=np.arange(3))
+    with pytest.raises(ValueError, match="lacks"):
+        load_model(bad)
+    bad = _bad(tmp_path, good, "foreign")
+    (bad / "model.json").write_text(json.dumps({"format": "something-else"}))
+    with pytest.raises(ValueError, match="format"):
+        load_model(bad)
+    bad = _bad(tmp_path, good, "notjson")
+    (bad / "model.json").write_bytes(b"\x80\x81 not json")
+    with pytest.raises(ValueError, match="not JSON"):
+        load_model(bad)
+    bad = _bad(tmp_path, good, "wrongenv")
+    meta = json.loads((bad / "model.json").read_text())
+    meta["env_id"] = "Threes-v0"  # 2048 weights under a Threes label
+    (bad / "model.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="shape"):
+        load_model(bad)
+    with pytest.raises(ValueError, match="missing"):
+        load_model(tmp_path / "nowhere")
+
+
+def test_agent_plays_greedy_on_values(tmp_path):
+    path = _train(tmp_path, "a", 300)
+    agent = make_agent(f"ntuple:path={path}", seed=0)
+    env = gym.make("2048-v0")
+    env.reset(seed=1)
+    analysis = agent.analyze(env)
+    legal = env.unwrapped.action_masks()
+    assert np.isnan(analysis.values[~legal]).all()
+    assert analysis.values[analysis.action] == np.nanmax(analysis.values)
+    with pytest.raises(ValueError, match="plays 2048-v0"):
+        agent.act(_threes())
+
+
+def _threes():
+    env = gym.make("Threes-v0")
+    env.reset(seed=0)
+    return env
+
+
+def test_cli_resume_continues(tmp_path):
+    out = tmp_path / "run"
+    base = [sys.executable, "-m", "playahead", "train", "ntuple", "--env", "2048-v0"]
+    opts = ["--out", str(out), "--patterns", "0123,4567", "--eval-every", "50"]
+    opts += ["--eval-games", "2", "--no-progress"]
+    subprocess.run([*base, "--games", "50", *opts], check=True, capture_output=True)
+    first = json.loads((out / "model.json").read_text())
+    subprocess.run(
+        [*base, "--games", "100", *opts, "--resume"], check=True, capture_output=True
+    )
+    second = json.loads((out / "model.json").read_text())
+    assert (first["games"], second["games"]) == (50, 100)
+    assert second["moves"] > first["moves"]
+    rows = (out / "progress.csv").read_text().splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == ["50", "100"]
+    bad = subprocess.run(
+        [*base, "--games", "5", "--out", str(tmp_path / "x"), "--patterns", "01z"],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode != 0 and "hex cells" in bad.stderr
+
+
+def test_train_ntuple_needs_no_torch(tmp_path):
+    code = (
+        "import sys\n"
+        "for m in ('torch', 'stable_baselines3', 'sb3_contrib'):\n"
+        "    sys.modules[m] = None\n"
+        "from playahead.cli import main\n"
+        "sys.argv = ['playahead', 'train', 'ntuple', '--env', '2048-v0', '--games',"
+        " '5', '--patterns', '01', '--no-progress',"
+        f" '--out', {str(tmp_path / 'r')!r}]\n"
+        "main()\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    assert load_model(tmp_path / "r").meta["games"] == 5
