@@ -124,3 +124,14 @@ def test_sb3_evaluate_policy_deterministic_untrained_finishes(env_id):
 def test_compiled_vector_envs_refuse_what_they_would_drop(env_id, option, message):
     with pytest.raises(ValueError, match=message):
         gym.make_vec(env_id, 4, vectorization_mode="vector_entry_point", **option)
+
+
+def test_two_player_envs_truncate_a_repeated_illegal_move():
+    env = gym.make("TicTacToe-v0")
+    _, info = env.reset(seed=0)
+    legal = int(np.flatnonzero(info["action_mask"])[0])
+    _, _, over, _, info = env.step(legal)
+    walls = np.flatnonzero(~info["action_mask"])  # the two occupied cells
+    assert not over and walls.size == 2
+    truncated = [env.step(int(walls[0]))[3] for _ in range(100)]
+    assert truncated == [False] * 99 + [True]

@@ -15,8 +15,8 @@ things that are the same for every game:
   reward 0, for unmasked learners that could otherwise repeat a no-op forever). With
   ``"noop"``, ``max_noop_moves`` consecutive no-ops truncate the episode
   (``truncated=True``, ``info["stalled"] = True``), so a deterministic unmasked policy
-  that keeps pushing into a wall still finishes its episode; the tile envs default to
-  100 (no legal game position needs even two in a row), None never truncates.
+  that keeps pushing into a wall still finishes its episode; every playahead env
+  defaults to 100 (the tile envs take ``max_noop_moves=None`` to never truncate).
 * **Clone/restore**: :meth:`clone_state` returns an immutable, picklable state that
   holds no random generator; :meth:`restore_state` puts it back exactly. Stepping after
   a restore draws fresh chance from whatever generator is in ``self.np_random``; a

@@ -92,7 +92,8 @@ class TwoPlayerEnv(GameEnv):
         illegal_action: str = "noop",
         render_mode: str | None = None,
     ):
-        super().__init__(illegal_action=illegal_action, render_mode=render_mode)
+        # 100 no-ops in a row truncate, so unmasked deterministic policies finish too
+        super().__init__(illegal_action, render_mode, max_noop_moves=100)
         if agent_player not in (0, 1, "random") or isinstance(agent_player, bool):
             raise ValueError(
                 f"agent_player must be 0, 1 or 'random', got {agent_player!r}"
