@@ -89,9 +89,10 @@ def test_no_op_count_restarts_after_a_legal_move():
     env.step(wall)
     _, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
     wall = np.flatnonzero(~info["action_mask"])
-    if wall.size:  # two more no-ops after the legal move do not truncate
-        assert not env.step(int(wall[0]))[3]
-        assert not env.step(int(wall[0]))[3]
+    assert wall.size, "this seed's next position has a move that changes nothing"
+    # two more no-ops after the legal move do not truncate: the count restarted
+    assert not env.step(int(wall[0]))[3]
+    assert not env.step(int(wall[0]))[3]
 
 
 def test_max_noop_moves_none_keeps_the_old_behaviour():
