@@ -36,7 +36,7 @@ from playahead.agents import Analysis, register_agent
 from playahead.games import threes, twenty48
 from playahead.planners import _expectimax_kernels as kernels
 from playahead.planners.base import Planner, Root, check_positive, pick_max
-from playahead.planners.evaluators import EVALUATORS, get_evaluator
+from playahead.planners.evaluators import EVALUATORS, Evaluator, get_evaluator
 
 __all__ = ["ExpectimaxAgent"]
 
@@ -67,7 +67,10 @@ class ExpectimaxAgent(Planner):
         prob_cutoff: chance branches with cumulative probability below this are
             evaluated instead of expanded (0 expands everything to ``depth``).
         evaluator: ``"monotonic"`` (2048, the default there), ``"openness"`` (Threes,
-            the default there) or ``"score"`` (either game).
+            the default there), ``"features"`` (Threes: tuned line features) or
+            ``"score"`` (either game); from Python also an
+            :class:`~playahead.planners.evaluators.Evaluator` (e.g. one built by
+            :func:`~playahead.planners.evaluators.weighted_table`).
         time_limit: seconds per decision (soft: a started iteration finishes), or None.
         budget: with the automatic depth (``depth`` and ``time_limit`` None), CPU
             seconds a decision should stay under (default 1.0): the search runs one
@@ -93,7 +96,7 @@ class ExpectimaxAgent(Planner):
         *,
         depth: int | None = None,
         prob_cutoff: float = 1e-4,
-        evaluator: str | None = None,
+        evaluator: str | Evaluator | None = None,
         time_limit: float | None = None,
         budget: float | None = DEFAULT_BUDGET,
         seed: int | None = None,
@@ -118,7 +121,11 @@ class ExpectimaxAgent(Planner):
                 f"prob_cutoff must be a number in [0, 1), got {prob_cutoff!r}"
             )
         self.prob_cutoff = float(prob_cutoff)
-        if evaluator is not None and evaluator not in EVALUATORS:
+        if (
+            evaluator is not None
+            and not isinstance(evaluator, Evaluator)
+            and evaluator not in EVALUATORS
+        ):
             raise ValueError(
                 f"unknown evaluator {evaluator!r}; choose from {sorted(EVALUATORS)} "
                 "(or none for the game's default)"
@@ -159,7 +166,12 @@ class ExpectimaxAgent(Planner):
                 "expectimax plays 2048-v0 and Threes-v0 (playahead's own env classes); "
                 f"got {type(root.env).__name__}"
             )
-        ev = get_evaluator(self.evaluator or DEFAULT_EVALUATOR[game], game)
+        if isinstance(self.evaluator, Evaluator):
+            ev = self.evaluator
+            if ev.game != game:
+                raise ValueError(f"evaluator {ev.name!r} is for {ev.game}, not {game}")
+        else:
+            ev = get_evaluator(self.evaluator or DEFAULT_EVALUATOR[game], game)
         state = root.env.clone_state()
         board = np.uint64(state.board)
         cap = self.max_depth or DEFAULT_MAX_DEPTH[game]
