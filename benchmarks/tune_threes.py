@@ -65,7 +65,7 @@ def evaluator(weights: dict[str, float], lost: float) -> Evaluator:
 
 
 def play(ev: Evaluator, seeds: list[int], depth: int) -> list[int]:
-    """Final scores of one game per seed with ``expectimax`` at ``depth`` using ``ev``."""
+    """Final score of one game per seed: ``expectimax`` at ``depth`` using ``ev``."""
     import gymnasium as gym
 
     import playahead  # noqa: F401  (registers the envs)

@@ -23,7 +23,8 @@ def slow_features(line: list[int]) -> dict[str, float]:
     f["empty"] = float(line.count(0))
     f["ranks"] = sum(line) / 10
     f["small"] = float(sum(1 for c in line if c in (1, 2)))
-    for c, d in zip(line, line[1:]):
+    pairs = list(zip(line[:-1], line[1:], strict=True))
+    for c, d in pairs:
         if c and d:
             f["merge"] += c == d >= 3
             f["merge12"] += c + d == 3
@@ -38,8 +39,8 @@ def slow_features(line: list[int]) -> dict[str, float]:
     top = max(line)
     f["edge"] = float(top >= 5 and top in (line[0], line[3]))
     for power, name, scale in ((4, "mono", 1000), (2, "mono2", 10)):
-        down = sum(max(a**power - b**power, 0) for a, b in zip(line, line[1:]))
-        up = sum(max(b**power - a**power, 0) for a, b in zip(line, line[1:]))
+        down = sum(max(a**power - b**power, 0) for a, b in pairs)
+        up = sum(max(b**power - a**power, 0) for a, b in pairs)
         f[name] = min(down, up) / scale
     return f
 
