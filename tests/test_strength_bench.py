@@ -31,10 +31,19 @@ def test_results_file_schema(tiny, tmp_path):
     )
     assert [g["index"] for g in on_disk["games"]] == [0, 1]
     for game in on_disk["games"]:
-        assert set(game) == {"index", "score", "max_tile", "moves", "ms_per_move"}
+        assert set(game) == {
+            "index",
+            "score",
+            "max_tile",
+            "moves",
+            "ms_per_move",
+            "ms_worst_move",
+        }
         assert game["max_tile"] >= 8 and game["moves"] > 0 and game["score"] > 0
+        assert game["ms_worst_move"] >= game["ms_per_move"] > 0
     s = on_disk["summary"]
     assert s["n_games"] == 2
+    assert s["ms_worst_move"] == max(g["ms_worst_move"] for g in on_disk["games"])
     assert s["ci95"][0] <= s["mean"] <= s["ci95"][1]
     assert set(s["reach"]) == {"2048", "4096", "8192", "16384", "32768"}
     table = (tmp_path / "r" / "strength-tiny.md").read_text()
