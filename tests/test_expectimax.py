@@ -146,7 +146,7 @@ def search(game, faces, depth, cards=0, table=None):
     """The compiled search with a custom evaluator table, everything expanded."""
     keys, values = kernels.new_table(10)
     moves, rewards = twenty48.TABLES if game == "2048" else threes.tables(True)[:2]
-    ctx = (moves, rewards, table, keys, values, np.zeros(2, dtype=np.int64))
+    ctx = (moves, rewards, table, keys, values, np.array([0, 0, 1 << 62]))
     cfg = (0.0, 0.0, np.uint64(1), np.uint64(22), True)
     if game == "2048":
         board = np.uint64(twenty48.from_faces(faces))

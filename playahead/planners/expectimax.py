@@ -48,6 +48,10 @@ DEFAULT_BUDGET = 1.0
 DEFAULT_MAX_DEPTH = {"2048": 6, "Threes": 4}
 _GAMES = {"2048": "2048", "threes": "Threes"}
 _MAX_STAMP = 1 << 39
+_NO_LIMIT = 1 << 62
+#: Nodes per CPU second assumed for the budget's node limit until a search has taken
+#: long enough (2 ms) to measure the rate itself.
+DEFAULT_NODE_RATE = 10_000_000
 
 
 class ExpectimaxAgent(Planner):
@@ -73,11 +77,14 @@ class ExpectimaxAgent(Planner):
             :func:`~playahead.planners.evaluators.weighted_table`).
         time_limit: seconds per decision (soft: a started iteration finishes), or None.
         budget: with the automatic depth (``depth`` and ``time_limit`` None), CPU
-            seconds a decision should stay under (default 1.0): the search runs one
-            depth shallower first and goes to the full depth only if that is predicted
-            to fit (8 times the shallower search's CPU time). The final search is the
-            same as without a budget, so decisions differ only where the budget binds
-            (``stats["budget_cut"]``). None: no budget, and no shallower search.
+            seconds a decision stays under (default 1.0). The search deepens from
+            two below the automatic depth; it starts a deeper search only if that is
+            predicted to fit (the last growth factor, at least 2, else 8), and
+            abandons one that reaches the number of nodes the rest of the budget buys
+            (at the node rate the last search measured), keeping the deepest finished
+            one. A search that finishes is the same as without a budget, so
+            decisions differ only where the budget binds (``stats["budget_cut"]``).
+            None: no budget, and no shallower searches.
         seed: seed of the generator that breaks ties (None: fresh entropy).
         max_depth: cap of the automatic and time-limited depth (None: 6 for 2048, 4
             for Threes).
@@ -176,6 +183,7 @@ class ExpectimaxAgent(Planner):
         board = np.uint64(state.board)
         cap = self.max_depth or DEFAULT_MAX_DEPTH[game]
         clock = time.perf_counter
+        budgeted = False
         if self.time_limit is None:
             target = self.depth
             if target is None:
@@ -183,7 +191,8 @@ class ExpectimaxAgent(Planner):
                 if self.budget is not None and target >= 2:
                     clock = time.thread_time  # CPU time: the budget is about work
                     deadline = clock() + self.budget
-                    depths = [target - 1, target]
+                    depths = list(range(max(1, target - 2), target + 1))
+                    budgeted = True
                 else:
                     depths = [target]
             else:
@@ -191,17 +200,25 @@ class ExpectimaxAgent(Planner):
         else:
             deepest = cap if self.depth is None else self.depth
             depths = list(range(min(1, deepest), deepest + 1))
-        counters = np.zeros(2, dtype=np.int64)
-        values, done, prev, last = None, 0, 0.0, 0.0
+        counters = np.array([0, 0, _NO_LIMIT], dtype=np.int64)
+        values, done, prev, last, nodes = None, 0, 0.0, 0.0, 0
         for i, d in enumerate(depths):
             start = clock()
+            limit = _NO_LIMIT
             if i > 0:
                 growth = max(last / prev, 2.0) if prev > 0 else 8.0
                 if start + last * growth > deadline:
                     break
+                if budgeted:  # a hard stop too: the nodes the rest of the budget buys
+                    rate = nodes / last if last >= 2e-3 else DEFAULT_NODE_RATE
+                    limit = int(counters[0] + rate * max(deadline - start, 0.0))
+            counters[2] = limit
+            before = counters[0]
             # a fresh table per depth: the last search is the same as a direct one
-            values = self._search(game, state, board, d, ev, self._table(), counters)
-            done = d
+            found = self._search(game, state, board, d, ev, self._table(), counters)
+            if counters[0] > limit:  # abandoned at the node limit: keep the last one
+                break
+            values, done, nodes = found, d, int(counters[0] - before)
             prev, last = (last, clock() - start)
         if ev.value_kind == "score" and game == "2048":
             values = values + root.score
