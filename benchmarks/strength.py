@@ -203,6 +203,45 @@ def _play_and_write(name, setting, n, store, workers, results, progress) -> dict
     return result
 
 
+README = Path(__file__).parent.parent / "README.md"
+MARKERS = ("<!-- strength -->", "<!-- /strength -->")
+
+
+def readme_table(results: Path = RESULTS) -> str:
+    """One row per results file present, in :data:`SETTINGS` order."""
+    head = "| setting | agent | env | games | mean | 95% CI | median | reach "
+    head += "| ms/move: mean / p90 / worst |"
+    lines = [head, "|---|---|---|---:|---:|---:|---:|---|---:|"]
+    for name in SETTINGS:
+        path = results / f"strength-{name}.json"
+        if not path.exists():
+            continue
+        r = json.loads(path.read_text())
+        s = r["summary"]
+        reach = ", ".join(
+            f"{t}: {100 * v:.0f}%" for t, v in s["reach"].items() if v > 0
+        )
+        ms = (
+            f"{s['ms_per_move_mean']:.1f} / {s['ms_per_move_p90']:.1f} / "
+            f"{s.get('ms_worst_move', float('nan')):.0f}"
+        )
+        lines.append(
+            f"| [{name}](benchmarks/results/strength-{name}.md) | `{r['agent']}` | "
+            f"{r['env']} | {s['n_games']} | {s['mean']:,.0f} | "
+            f"[{s['ci95'][0]:,.0f}, {s['ci95'][1]:,.0f}] | {s['median']:,.0f} | "
+            f"{reach} | {ms} |"
+        )
+    return "\n".join(lines)
+
+
+def update_readme(readme: Path = README, results: Path = RESULTS) -> None:
+    """Rewrite the table between the README's strength markers from the files."""
+    text = readme.read_text()
+    start, end = (text.index(m) for m in MARKERS)
+    body = f"{MARKERS[0]}\n{readme_table(results)}\n"
+    readme.write_text(text[:start] + body + text[end:])
+
+
 def replay(name: str, index: int) -> dict:
     """Play game ``index`` of setting ``name`` alone; the row it would store."""
     import playahead  # noqa: F401  (registers the envs)
@@ -225,7 +264,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--replay", type=int, help="play only this game index, alone")
     parser.add_argument("--every", type=int, help="also write the files every N games")
     parser.add_argument("--list", action="store_true", help="list the settings")
+    parser.add_argument(
+        "--readme",
+        action="store_true",
+        help="rewrite the README's table from the files",
+    )
     args = parser.parse_args(argv)
+    if args.readme:
+        update_readme()
+        return
     if args.list or args.setting is None:
         for key, s in SETTINGS.items():
             print(f"{key:16} {s.env:10} {s.agent:28} {s.games} games, seed {s.seed}")

@@ -82,3 +82,19 @@ def test_writing_every_k_games_gives_the_same_file(tiny, tmp_path):
         g["score"] for g in once["games"]
     ]
     assert stepwise["command"].replace("/b/", "/a/") == once["command"]
+
+
+def test_readme_table_is_rewritten_from_the_results_files(tiny, tmp_path):
+    strength.run(tiny, 2, stores=tmp_path / "s", results=tmp_path / "r", progress=False)
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n<!-- strength -->\nstale row\n<!-- /strength -->\nend\n")
+    strength.update_readme(readme, tmp_path / "r")
+    text = readme.read_text()
+    assert (
+        "stale row" not in text
+        and text.startswith("intro\n")
+        and text.endswith("end\n")
+    )
+    row = next(line for line in text.splitlines() if "strength-tiny.md" in line)
+    result = json.loads((tmp_path / "r" / "strength-tiny.json").read_text())
+    assert f"| {result['summary']['mean']:,.0f} |" in row and "| 2 |" in row
