@@ -17,47 +17,19 @@ from playahead.planners.expectimax import ExpectimaxAgent
 from tests import naive_expectimax as naive
 
 
-def slow_features(line: list[int]) -> dict[str, float]:
-    """The features of one line, written out plainly."""
-    f = dict.fromkeys(ev.FEATURES, 0.0)
-    f["empty"] = float(line.count(0))
-    f["ranks"] = sum(line) / 10
-    f["small"] = float(sum(1 for c in line if c in (1, 2)))
-    pairs = list(zip(line[:-1], line[1:], strict=True))
-    for c, d in pairs:
-        if c and d:
-            f["merge"] += c == d >= 3
-            f["merge12"] += c + d == 3
-            f["double"] += c >= 3 and d >= 3 and abs(c - d) == 1
-            f["stuck"] += c == d and c <= 2
-    for i, c in enumerate(line):
-        if c == 0:
-            continue
-        left = i == 0 or (line[i - 1] >= 3 and c < line[i - 1])
-        right = i == 3 or (line[i + 1] >= 3 and c < line[i + 1])
-        f["trapped"] += left and right
-    top = max(line)
-    f["edge"] = float(top >= 5 and top in (line[0], line[3]))
-    for power, name, scale in ((4, "mono", 1000), (2, "mono2", 10)):
-        down = sum(max(a**power - b**power, 0) for a, b in pairs)
-        up = sum(max(b**power - a**power, 0) for a, b in pairs)
-        f[name] = min(down, up) / scale
-    return f
-
-
 @given(st.lists(st.integers(0, 15), min_size=4, max_size=4))
 def test_feature_tables_match_the_plain_definitions(line):
     row = sum(r << (4 * i) for i, r in enumerate(line))
     tables = ev.feature_tables()
-    expected = slow_features(line)
+    expected = naive.line_features(line)
     for k, name in enumerate(ev.FEATURES):
         assert tables[k, row] == pytest.approx(expected[name], abs=1e-9), name
 
 
 def test_known_line_features():
-    f = slow_features([1, 2, 0, 0])
+    f = naive.line_features([1, 2, 0, 0])
     assert (f["empty"], f["merge12"], f["small"], f["stuck"]) == (2, 1, 2, 0)
-    f = slow_features([6, 5, 5, 2])  # 96, 48, 48, 6
+    f = naive.line_features([6, 5, 5, 2])  # 96, 48, 48, 6
     assert (f["merge"], f["double"], f["edge"]) == (1, 1, 1)
 
 

@@ -41,7 +41,7 @@ from playahead.planners.evaluators import EVALUATORS, Evaluator, get_evaluator
 __all__ = ["ExpectimaxAgent"]
 
 #: Evaluator used when none is given.
-DEFAULT_EVALUATOR = {"2048": "monotonic", "Threes": "openness"}
+DEFAULT_EVALUATOR = {"2048": "monotonic", "Threes": "features"}
 #: CPU seconds per decision that the automatic depth keeps to (see ``budget``).
 DEFAULT_BUDGET = 1.0
 #: Largest automatic depth when ``max_depth`` is not given.
@@ -70,8 +70,8 @@ class ExpectimaxAgent(Planner):
             ``max_depth``) while the next iteration is predicted to fit.
         prob_cutoff: chance branches with cumulative probability below this are
             evaluated instead of expanded (0 expands everything to ``depth``).
-        evaluator: ``"monotonic"`` (2048, the default there), ``"openness"`` (Threes,
-            the default there), ``"features"`` (Threes: tuned line features) or
+        evaluator: ``"monotonic"`` (2048, the default there), ``"features"`` (Threes,
+            the default there: tuned line features), ``"openness"`` (Threes) or
             ``"score"`` (either game); from Python also an
             :class:`~playahead.planners.evaluators.Evaluator` (e.g. one built by
             :func:`~playahead.planners.evaluators.weighted_table`).
