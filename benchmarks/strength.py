@@ -13,8 +13,9 @@ writes ``benchmarks/results/strength-<setting>.json`` and ``.md``. The JSON hold
 with the same seed whatever ``--games`` is (its seeds come from
 ``SeedSequence(seed, spawn_key=(i,))``), so ``--replay i`` plays that one game alone.
 
-``ms_per_move`` is the agent's wall-clock thinking time per move as the evaluator
-measures it; on a loaded machine it is an upper bound of the CPU time.
+``ms_per_move`` is the agent's thinking time per move as the evaluator measures it:
+CPU time of the thread that runs the agent (``"clock": "thread_time"``; files without
+that key were measured in wall-clock time, an upper bound on a loaded machine).
 """
 
 from __future__ import annotations
@@ -194,6 +195,7 @@ def _play_and_write(name, setting, n, store, workers, results, progress) -> dict
         "env": setting.env,
         "agent": setting.agent,
         "seed": setting.seed,
+        "clock": "thread_time",
         "summary": summary(setting.env, games),
         "games": games,
     }

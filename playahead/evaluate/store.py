@@ -15,9 +15,10 @@ one-player games), ``game_index``, ``side`` (the player ``agent`` was: 0 or 1; 0
 one-player games), ``env_id``, ``env_options``, ``seed`` (the env's reset seed),
 ``score`` (final score; two-player: points of ``agent``, 1 / 0.5 / 0), ``max_tile``
 (NULL in two-player games), ``moves`` (plies), ``winner`` (player 0 or 1, -1 for a
-draw; NULL in one-player games), ``seconds`` and ``opponent_seconds`` (thinking time),
-``move_seconds`` and ``opponent_move_seconds`` (float32 blobs, one entry per move),
-``version`` (playahead's) and ``finished_at`` (UTC, ISO 8601).
+draw; NULL in one-player games), ``seconds`` and ``opponent_seconds`` (thinking time:
+CPU seconds of the thread that called the agent), ``move_seconds`` and
+``opponent_move_seconds`` (float32 blobs, one entry per move), ``version``
+(playahead's) and ``finished_at`` (UTC, ISO 8601).
 """
 
 from __future__ import annotations
