@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --disable-pip-version-check -q -c constraints.txt
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: demo test test-slow test-nojit bench lint clean media strength loadtest
+.PHONY: demo test test-slow test-nojit test-thirdparty bench lint clean media strength \
+	loadtest
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +29,7 @@ demo: $(VENV)/.demo-installed
 	$(ACTIVATE)
 
 test: $(VENV)/.test-installed
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest -m "not slow and not thirdparty"
 	$(MAKE) --no-print-directory test-nojit
 	$(ACTIVATE)
 
@@ -38,7 +39,22 @@ test-nojit: $(VENV)/.test-installed
 		tests/test_tile_rules.py tests/test_planners_kernels.py tests/test_ntuple_kernels.py
 
 test-slow: $(VENV)/.test-installed
-	$(PY) -m pytest -m slow
+	$(PY) -m pytest -m "slow and not thirdparty"
+
+# Tianshou, RLlib and rl-zoo3 on playahead's envs (tests/test_thirdparty.py). RLlib
+# 2.60 pins gymnasium==1.2.2, so they get a venv of their own and the main one keeps
+# its gymnasium.
+TP_VENV ?= .venv-thirdparty
+TP_PY := $(TP_VENV)/bin/python
+
+$(TP_VENV)/.installed: pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(TP_VENV)
+	$(TP_PY) -m pip install --disable-pip-version-check -q -c constraints.txt \
+		-e ".[dev,rl,thirdparty]"
+	touch $@
+
+test-thirdparty: $(TP_VENV)/.installed
+	$(TP_PY) -m pytest -m thirdparty -p no:randomly tests/test_thirdparty.py
 
 # gymnasium-2048 pins an older gymnasium; it is only a baseline, so it comes in
 # without its dependencies and leaves ours alone.
@@ -64,7 +80,7 @@ lint: $(VENV)/.test-installed
 	$(VENV)/bin/ruff format --check playahead tests benchmarks examples
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(TP_VENV) build *.egg-info
 
 # Strength benchmark: named settings over seeded games (resumable), results files in
 # benchmarks/results/. `make strength SETTING=threes-d2`; `python -m benchmarks strength

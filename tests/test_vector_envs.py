@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import playahead  # noqa: F401
+from playahead.envs.tiles import ThreesState, Twenty48State
 from tests import reference as ref
 
 IDS = ["2048-v0", "Threes-v0"]
@@ -99,3 +100,71 @@ def test_partial_reset_touches_only_the_masked_boards(env_id):
     assert info["action_mask"][which].any(axis=1).all()
     with pytest.raises(ValueError, match="reset_mask"):
         env.reset(options={"reset_mask": np.ones(3, dtype=bool)})
+
+
+def _single_state(env_id, venv, i):
+    """Board ``i`` of the compiled env as a state the single env restores."""
+    board = int(venv._boards[i])
+    if env_id == "2048-v0":
+        return Twenty48State(board, int(venv._scores[i]), 0)
+    return ThreesState(board, int(venv._cards[i]), 0, "window", True)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_stall_cap_truncates_on_the_same_step_as_the_single_env(env_id):
+    """Same positions and actions: a single env replaying each board (restored from
+    the compiled env after every legal move, as chance differs) truncates on the same
+    step, with ``stalled`` and the same no-op observation."""
+    n, cap = 4, 4
+    venv = _make(env_id, n=n, max_noop_moves=cap).unwrapped
+    singles = [gym.make(env_id, max_noop_moves=cap).unwrapped for _ in range(n)]
+    _, info = venv.reset(seed=5)
+    for i, single in enumerate(singles):
+        single.restore_state(_single_state(env_id, venv, i))
+    rng = np.random.default_rng(5)
+    actions = rng.integers(0, 4, n)
+    ended = np.zeros(n, dtype=bool)
+    stalls = 0
+    for _ in range(600):
+        # stubborn: mostly the same move again, so illegal moves come in runs
+        change = rng.random(n) < 0.3
+        actions = np.where(change, rng.integers(0, 4, n), actions)
+        obs, _, term, trunc, info = venv.step(actions)
+        board = obs["board"] if isinstance(obs, dict) else obs
+        for i, single in enumerate(singles):
+            if not ended[i]:
+                s_obs, _, s_term, s_trunc, s_info = single.step(int(actions[i]))
+                assert (term[i], trunc[i]) == (s_term, s_trunc)
+                assert info["stalled"][i] == s_info.get("stalled", False)
+                if s_info.get("illegal_action"):
+                    s_board = s_obs["board"] if isinstance(s_obs, dict) else s_obs
+                    np.testing.assert_array_equal(board[i], s_board)
+                    continue
+            single.restore_state(_single_state(env_id, venv, i))
+        stalls += int(info["stalled"].sum())
+        ended = term | trunc
+    assert stalls > 0
+
+
+def _reset_at_a_wall(venv) -> np.ndarray:
+    """Reset a one-board env with the first seed that has an illegal move; return it."""
+    for seed in range(200):
+        _, info = venv.reset(seed=seed)
+        if not info["stalled"].any() and not info["action_mask"][0].all():
+            return np.flatnonzero(~info["action_mask"][0])[:1]
+    raise AssertionError("no start position with an illegal move in 200 seeds")
+
+
+def test_compiled_env_stall_cap_default_none_and_bad_values():
+    venv = _make("2048-v0", n=1).unwrapped
+    assert venv.max_noop_moves == 100
+    wall = _reset_at_a_wall(venv)
+    truncated = [bool(venv.step(wall)[3][0]) for _ in range(100)]
+    assert truncated == [False] * 99 + [True]
+    forever = _make("2048-v0", n=1, max_noop_moves=None).unwrapped
+    wall = _reset_at_a_wall(forever)
+    assert not any(forever.step(wall)[3][0] for _ in range(300))
+    with pytest.raises(ValueError, match="max_noop_moves"):
+        _make("Threes-v0", max_noop_moves=0)
+    with pytest.raises(ValueError, match="no-ops only"):
+        _make("Threes-v0", illegal_action="end")

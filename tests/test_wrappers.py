@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import playahead  # noqa: F401  (registers the ids)
+import playahead.wrappers
+from playahead.envs import WRAPPED_IDS
 from playahead.wrappers import ActionMaskObservation, FlatObservation, OneHotTiles
 
 IDS = ["2048-v0", "Threes-v0", "TicTacToe-v0", "ConnectFour-v0", "Nim-v0", "Chips-v0"]
@@ -94,3 +95,47 @@ def test_cleanrl_style_loop_over_flat_vector_env():
     assert obs.dtype == np.float32 and obs.shape == (4, n_obs)
     assert finished > 0 and returns.sum() > 0
     envs.close()
+
+
+@pytest.mark.parametrize("env_id", sorted(WRAPPED_IDS))
+def test_registered_wrapped_id_is_the_wrapper_over_the_plain_id(env_id):
+    plain_id, wrapper = WRAPPED_IDS[env_id]
+    env = gym.make(env_id)
+    check_env(env, skip_render_check=True)
+    by_hand = getattr(playahead.wrappers, wrapper)(gym.make(plain_id))
+    assert env.observation_space == by_hand.observation_space
+    rng = np.random.default_rng(1)
+    obs, info = env.reset(seed=5)
+    expected, _ = by_hand.reset(seed=5)
+    for _ in range(30):
+        assert_same_observation(obs, expected)
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, _, terminated, truncated, info = env.step(action)
+        expected, *_ = by_hand.step(action)
+        if terminated or truncated:
+            break
+    # the spec names the wrapper once, so gym.make(env.spec) rebuilds the same env
+    again = gym.make(env.spec)
+    assert again.observation_space == env.observation_space
+    assert_same_observation(again.reset(seed=5)[0], by_hand.reset(seed=5)[0])
+    assert gym.make(f"playahead/{env_id}").observation_space == env.observation_space
+
+
+def assert_same_observation(a, b):
+    if isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for key in a:
+            np.testing.assert_array_equal(a[key], b[key])
+    else:
+        np.testing.assert_array_equal(a, b)
+
+
+def test_wrapped_ids_take_the_plain_ids_options_and_vectorize():
+    env = gym.make("2048-flat-v0", max_noop_moves=3)
+    assert env.unwrapped.max_noop_moves == 3
+    envs = gym.make_vec("Threes-onehot-v0", num_envs=2)  # sync: the wrapper applies
+    obs, _ = envs.reset(seed=0)
+    assert obs["board"].shape == (2, 16, 4, 4) and obs["board"].dtype == np.float32
+    envs.close()
+    with pytest.raises(gym.error.Error, match="additional_wrappers"):
+        gym.make_vec("2048-flat-v0", 2, vectorization_mode="vector_entry_point")

@@ -1,4 +1,5 @@
-"""Gymnasium environments. ``import playahead`` registers every id in ``ENV_IDS``."""
+"""Gymnasium environments. ``import playahead`` registers every id in ``ENV_IDS`` and
+``WRAPPED_IDS``."""
 
 from __future__ import annotations
 
@@ -24,6 +25,22 @@ ENV_IDS: dict[str, tuple[str, str | None]] = {
 
 NAMESPACE = "playahead"
 
+#: Observation views (see :mod:`playahead.wrappers`) -> the wrapper that gives them.
+VIEWS = {
+    "flat": "FlatObservation",
+    "onehot": "OneHotTiles",
+}
+
+#: ``<name>-<view>-v0`` -> (plain id, wrapper class in :mod:`playahead.wrappers`):
+#: ``-flat-v0`` for every id, ``-onehot-v0`` for the tile games. ``gym.make`` gives
+#: the wrapped env directly, with the plain id's keyword arguments.
+WRAPPED_IDS: dict[str, tuple[str, str]] = {
+    f"{env_id.removesuffix('-v0')}-{view}-v0": (env_id, wrapper)
+    for env_id, (_, vector_entry_point) in ENV_IDS.items()
+    for view, wrapper in VIEWS.items()
+    if view == "flat" or vector_entry_point is not None  # one-hot: 2048 and Threes
+}
+
 
 def _ours(spec: gym.envs.registration.EnvSpec, entry_point: str) -> bool:
     return spec.entry_point == entry_point
@@ -33,7 +50,10 @@ def register_envs() -> None:
     """Register every playahead id, plain and namespaced (``playahead/Threes-v0``).
 
     An id that another package already registered is left alone (with a warning);
-    the namespaced id still works.
+    the namespaced id still works. The ids of ``WRAPPED_IDS`` are the plain env with
+    the wrapper as a registered ``additional_wrappers`` entry, so ``env.spec`` of a
+    made env rebuilds it exactly (``gym.make(env.spec)``); ``gym.make_vec`` makes
+    them with ``vectorization_mode="sync"`` by default.
     """
     for env_id, (entry_point, vector_entry_point) in ENV_IDS.items():
         for full_id in (env_id, f"{NAMESPACE}/{env_id}"):
@@ -54,3 +74,16 @@ def register_envs() -> None:
                 vector_entry_point=vector_entry_point,
                 disable_env_checker=True,
             )
+    for env_id, (plain_id, wrapper) in WRAPPED_IDS.items():
+        wrapper_spec = gym.envs.registration.WrapperSpec(
+            name=wrapper, entry_point=f"playahead.wrappers:{wrapper}", kwargs={}
+        )
+        entry_point = ENV_IDS[plain_id][0]
+        for full_id in (env_id, f"{NAMESPACE}/{env_id}"):
+            if full_id not in gym.registry:
+                gym.register(
+                    id=full_id,
+                    entry_point=entry_point,
+                    additional_wrappers=(wrapper_spec,),
+                    disable_env_checker=True,
+                )

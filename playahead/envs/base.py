@@ -64,18 +64,9 @@ class GameEnv(gym.Env, metaclass=abc.ABCMeta):
                 f"render_mode={render_mode!r} is not supported; choose from "
                 f"{self.metadata['render_modes']} or None"
             )
-        if max_noop_moves is not None and (
-            isinstance(max_noop_moves, bool)
-            or not isinstance(max_noop_moves, int)
-            or max_noop_moves < 1
-        ):
-            raise ValueError(
-                f"max_noop_moves={max_noop_moves!r}: give a whole number >= 1, or None "
-                "to never truncate repeated no-op moves"
-            )
         self.illegal_action = illegal_action
         self.render_mode = render_mode
-        self.max_noop_moves = max_noop_moves
+        self.max_noop_moves = check_max_noop_moves(max_noop_moves)
         self._noops = 0  # consecutive no-op moves
         self._started = False  # set by reset(); step() before it is an error
 
@@ -199,6 +190,18 @@ class GameEnv(gym.Env, metaclass=abc.ABCMeta):
     @abc.abstractmethod
     def restore_state(self, state) -> None:
         """Subclass hook."""
+
+
+def check_max_noop_moves(value) -> int | None:
+    """``value`` if it is a whole number >= 1 or None, else a ValueError saying so."""
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int) or value < 1
+    ):
+        raise ValueError(
+            f"max_noop_moves={value!r}: give a whole number >= 1, or None "
+            "to never truncate repeated no-op moves"
+        )
+    return value
 
 
 def check_count(value, field: str, upper: int) -> int:

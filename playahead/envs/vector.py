@@ -3,10 +3,12 @@
 ``gym.make_vec("2048-v0", num_envs=1024, vectorization_mode="vector_entry_point")``
 returns a :class:`Twenty48VectorEnv`. It follows Gymnasium's ``VectorEnv`` API with
 next-step autoreset (Gymnasium's default): the step after an episode ends resets that
-board, ignores its action and returns reward 0. Illegal moves are no-ops with reward 0.
+board, ignores its action and returns reward 0. Illegal moves are no-ops with reward 0;
+as in the single envs, ``max_noop_moves`` (default 100; None: never) no-ops in a row on
+a board truncate its episode (``infos["stalled"]`` is True for it on that step).
 ``reset(options={"reset_mask": mask})`` resets only the boards where ``mask`` is True.
-``infos`` holds ``score``, ``max_tile`` and ``action_mask`` (``bool[num_envs, 4]``,
-also returned by :meth:`action_masks`).
+``infos`` holds ``score``, ``max_tile``, ``stalled`` and ``action_mask``
+(``bool[num_envs, 4]``, also returned by :meth:`action_masks`).
 
 All boards draw chance from the vector env's one generator, so a vector env is
 reproducible from its seed but does not replay the same games as separate envs.
@@ -20,6 +22,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from playahead.envs.base import check_max_noop_moves
+from playahead.envs.tiles import DEFAULT_MAX_NOOP_MOVES
 from playahead.games import threes, twenty48
 from playahead.games._board64 import max_rank, unpack
 
@@ -127,9 +131,10 @@ def _threes_reset(
 class _TileVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int, single_observation_space):
+    def __init__(self, num_envs: int, single_observation_space, max_noop_moves):
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        self.max_noop_moves = check_max_noop_moves(max_noop_moves)
         self.num_envs = int(num_envs)
         self.single_action_space = spaces.Discrete(4)
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, 4))
@@ -143,6 +148,8 @@ class _TileVectorEnv(VectorEnv):
         self._ranks = np.zeros((self.num_envs, 4, 4), dtype=np.uint8)
         self._top = np.zeros(self.num_envs, dtype=np.int64)
         self._scores = np.zeros(self.num_envs, dtype=np.int64)
+        self._noops = np.zeros(self.num_envs, dtype=np.int64)  # no-ops in a row
+        self._stalled = np.zeros(self.num_envs, dtype=np.bool_)
 
     def action_masks(self) -> np.ndarray:
         """``bool[num_envs, 4]`` legal moves of every board."""
@@ -175,16 +182,26 @@ class _TileVectorEnv(VectorEnv):
         if seed is not None or options is None or "reset_mask" not in options:
             super().reset(seed=seed)
         self._reset_kernel(which)
+        self._noops[which] = 0
+        self._stalled[which] = False
         return self._obs(), self._infos()
 
     def step(self, actions):
-        self._step_kernel(self._check_actions(actions))
-        truncs = np.zeros(self.num_envs, dtype=np.bool_)
+        a = self._check_actions(actions)
+        # a no-op: a board still in play (not reset by this step) and an illegal move
+        noop = ~self._done & ~self._masks[np.arange(self.num_envs), a]
+        self._step_kernel(a)
+        self._noops = np.where(noop, self._noops + 1, 0)
+        if self.max_noop_moves is None:
+            self._stalled[:] = False
+        else:
+            np.greater_equal(self._noops, self.max_noop_moves, out=self._stalled)
+            self._done |= self._stalled  # next-step autoreset of the stalled boards
         return (
             self._obs(),
             self._rewards.copy(),
             self._terms.copy(),
-            truncs,
+            self._stalled.copy(),
             self._infos(),
         )
 
@@ -192,6 +209,12 @@ class _TileVectorEnv(VectorEnv):
 def _check_options(kwargs: dict) -> None:
     """Refuse what the compiled vector envs do not do, rather than drop it."""
     kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    if kwargs.pop("illegal_action", "noop") != "noop":
+        raise ValueError(
+            "the compiled vector envs play illegal moves as no-ops only "
+            "(illegal_action='noop', truncated after max_noop_moves in a row); use "
+            "gym.make_vec(..., vectorization_mode='sync') for 'raise' or 'end'"
+        )
     if "render_mode" in kwargs:
         raise ValueError(
             f"the compiled vector envs do not render (render_mode="
@@ -208,9 +231,15 @@ def _check_options(kwargs: dict) -> None:
 class Twenty48VectorEnv(_TileVectorEnv):
     """``num_envs`` games of 2048 stepped together (see the module docstring)."""
 
-    def __init__(self, num_envs: int = 8, **kwargs):
+    def __init__(
+        self,
+        num_envs: int = 8,
+        max_noop_moves: int | None = DEFAULT_MAX_NOOP_MOVES,
+        **kwargs,
+    ):
         _check_options(kwargs)
-        super().__init__(num_envs, spaces.Box(0, 15, (4, 4), dtype=np.uint8))
+        board = spaces.Box(0, 15, (4, 4), dtype=np.uint8)
+        super().__init__(num_envs, board, max_noop_moves)
 
     def _reset_kernel(self, which):
         _twenty48_reset(
@@ -247,6 +276,7 @@ class Twenty48VectorEnv(_TileVectorEnv):
         return {
             "score": self._scores.copy(),
             "max_tile": tiles,
+            "stalled": self._stalled.copy(),
             "action_mask": self._masks.copy(),
         }
 
@@ -259,6 +289,7 @@ class ThreesVectorEnv(_TileVectorEnv):
         num_envs: int = 8,
         bonus_preview: str = "window",
         merge_6144: bool = True,
+        max_noop_moves: int | None = DEFAULT_MAX_NOOP_MOVES,
         **kwargs,
     ):
         _check_options(kwargs)
@@ -274,7 +305,7 @@ class ThreesVectorEnv(_TileVectorEnv):
                 "deck": spaces.Box(0, 4, (3,), dtype=np.uint8),
             }
         )
-        super().__init__(num_envs, obs)
+        super().__init__(num_envs, obs, max_noop_moves)
         self._preview = threes.BONUS_PREVIEWS[bonus_preview]
         self._tables = threes.tables(merge_6144)
         self._cards = np.zeros(self.num_envs, dtype=np.int64)
@@ -321,5 +352,6 @@ class ThreesVectorEnv(_TileVectorEnv):
         return {
             "score": self._scores.copy(),
             "max_tile": tiles,
+            "stalled": self._stalled.copy(),
             "action_mask": self._masks.copy(),
         }

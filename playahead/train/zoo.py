@@ -1,0 +1,62 @@
+"""playahead's PPO hyperparameters in rl-zoo3's layout (``-conf playahead.train.zoo``).
+
+rl-zoo3 reads a Python package's ``hyperparams`` dict (env id -> hyperparameters) as
+its config, so this module gives rl-zoo3 the PPO entries of ``hyperparams.yml`` (the
+numbers ``playahead train ppo`` uses), with the encoders as classes::
+
+    python -m rl_zoo3.train --algo ppo --env 2048-v0 --gym-packages playahead \\
+        -conf playahead.train.zoo
+    python -m rl_zoo3.enjoy --algo ppo --env 2048-v0 --gym-packages playahead \\
+        -f logs --no-render
+
+The same entries serve ``--algo ppo_mask`` (sb3-contrib's MaskablePPO, which
+``playahead train ppo`` runs). Every playahead id has an entry, including the
+``-flat-v0``/``-onehot-v0`` ids, which take the file's ``default`` with the policy their
+observation needs. ``vec`` (playahead's own vector-env choice) is left out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+from playahead.envs import ENV_IDS, WRAPPED_IDS
+from playahead.train.config import HYPERPARAMS_FILE, _policy_kwargs
+
+
+def _policy_for(env_id: str) -> str:
+    env = gym.make(env_id)
+    dict_obs = isinstance(env.observation_space, gym.spaces.Dict)
+    env.close()
+    return "MultiInputPolicy" if dict_obs else "MlpPolicy"
+
+
+def zoo_hyperparams(algo: str = "ppo") -> dict[str, dict[str, Any]]:
+    """``algo``'s entries of ``hyperparams.yml`` as rl-zoo3 reads them.
+
+    Args:
+        algo: the top key of ``hyperparams.yml`` (``"ppo"``).
+
+    Returns:
+        env id -> hyperparameters: ``policy`` resolved (``auto`` becomes
+        ``MlpPolicy`` or ``MultiInputPolicy``), ``policy_kwargs`` with classes,
+        ``lin_<x>`` schedules and ``normalize`` dicts kept (rl-zoo3 reads both).
+    """
+    import yaml
+
+    with open(HYPERPARAMS_FILE) as f:
+        table = yaml.safe_load(f)[algo]
+    out = {}
+    for env_id in [*ENV_IDS, *WRAPPED_IDS]:
+        entry = dict(table.get(env_id, table["default"]))
+        entry.pop("vec", None)
+        if entry.get("policy", "auto") == "auto":
+            entry["policy"] = _policy_for(env_id)
+        if "policy_kwargs" in entry:
+            entry["policy_kwargs"] = _policy_kwargs(entry["policy_kwargs"])
+        out[env_id] = entry
+    return out
+
+
+hyperparams = zoo_hyperparams("ppo")
