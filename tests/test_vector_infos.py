@@ -103,13 +103,14 @@ def test_max_noop_moves_none_keeps_the_old_behaviour():
         gym.make("2048-v0", max_noop_moves=0)
 
 
-@pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0"])
+@pytest.mark.parametrize("env_id", IDS)
 def test_sb3_evaluate_policy_deterministic_untrained_finishes(env_id):
     from stable_baselines3 import PPO
     from stable_baselines3.common.evaluation import evaluate_policy
 
     env = gym.make(env_id)
-    policy = "MultiInputPolicy" if env_id == "Threes-v0" else "MlpPolicy"
+    is_dict = isinstance(env.observation_space, gym.spaces.Dict)
+    policy = "MultiInputPolicy" if is_dict else "MlpPolicy"
     model = PPO(policy, env, seed=0, device="cpu", n_steps=64, batch_size=64)
     rewards, lengths = evaluate_policy(
         model, env, n_eval_episodes=2, deterministic=True, return_episode_rewards=True
