@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from playahead.games import threes, twenty48
-from playahead.ntuple import _kernels as k
+from playahead.ntuple import _td
+from playahead.ntuple._kernels import pattern_runs
 from playahead.ntuple.model import NTupleModel, load_model
 
 EVAL_SEED_BASE = 1_000_000_007
@@ -45,17 +46,13 @@ def evaluate(model: NTupleModel, games: int, first_seed: int = EVAL_SEED_BASE):
     """Greedy games without learning; int64[games, 3] rows of (score, top rank,
     moves), game ``i`` played with ``np.random.default_rng(first_seed + i)``."""
     moves, rewards, bonus = rules(model)
-    cells = model.cells
-    buf = (
-        np.empty(k.MAX_MOVES, np.uint64),
-        np.empty(k.MAX_MOVES, np.int64),
-        np.empty(k.MAX_MOVES, np.int64),
-    )
+    runs = pattern_runs(model.cells)
+    trail, gains = _td.trail_buffers(runs)
     out = np.empty((games, 3), np.int64)
     for i in range(games):
         rng = np.random.default_rng(first_seed + i)
-        out[i] = k.play(
-            model.game, model.weights, cells, rng, moves, rewards, bonus, *buf
+        out[i] = _td.play(
+            model.game, model.weights, runs, rng, moves, rewards, bonus, trail, gains
         )
     return out
 
@@ -154,7 +151,8 @@ def train_ntuple(
         done, moves_done = 0, 0
         rng = np.random.default_rng(seed)
     moves, rewards, bonus = rules(model)
-    cells = model.cells
+    runs = pattern_runs(model.cells)
+    no_tc = np.zeros(0, np.float32)
     lr = float(model.meta["lr"])
     scalars = _Scalars(out / "tb", tensorboard)
     from tqdm.auto import tqdm
@@ -172,17 +170,19 @@ def train_ntuple(
             rows = np.empty((n, 3), np.int64)
             t0 = time.process_time()
             updates += int(
-                k.train_games(
+                _td.train_games(
                     model.game,
                     n,
                     lr,
                     model.weights,
-                    cells,
+                    runs,
                     rng,
                     moves,
                     rewards,
                     bonus,
                     rows,
+                    no_tc,
+                    no_tc,
                 )
             )
             cpu += time.process_time() - t0
