@@ -18,14 +18,14 @@ from playahead.ntuple.train import evaluate, train_ntuple
 SMALL = ("0123", "4567", "0145", "4589")
 
 
-def _train(tmp_path, name, games, seed=0, **kw):
+def _train(tmp_path, name, games, seed=0, eval_every=None, **kw):
     return train_ntuple(
         "2048-v0",
         games,
         tmp_path / name,
         seed=seed,
         patterns=SMALL,
-        eval_every=games,
+        eval_every=eval_every or games,
         eval_games=5,
         progress=False,
         tensorboard=False,
@@ -166,9 +166,24 @@ def test_train_ntuple_needs_no_torch(tmp_path):
         "    sys.modules[m] = None\n"
         "from playahead.cli import main\n"
         "sys.argv = ['playahead', 'train', 'ntuple', '--env', '2048-v0', '--games',"
-        " '5', '--patterns', '01', '--no-progress',"
+        " '5', '--patterns', '01', '--no-progress', '--tc',"
         f" '--out', {str(tmp_path / 'r')!r}]\n"
         "main()\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
-    assert load_model(tmp_path / "r").meta["games"] == 5
+    model = load_model(tmp_path / "r")
+    assert model.meta["games"] == 5 and model.meta["tc"] is True
+    assert (tmp_path / "r" / "tc_a.npz").is_file()
+
+
+@pytest.mark.parametrize("tc", [False, True])
+def test_resumed_run_equals_one_run(tmp_path, tc):
+    """A run stopped at a checkpoint and resumed ends with the network of the same
+    run done in one go (RNG state and, with TC, the accumulators are restored)."""
+    one = load_model(_train(tmp_path, "one", 60, eval_every=30, tc=tc))
+    _train(tmp_path, "two", 30, eval_every=30, tc=tc)
+    two = load_model(_train(tmp_path, "two", 60, eval_every=30, resume=True))
+    np.testing.assert_array_equal(one.weights, two.weights)
+    assert two.meta["tc"] is tc and two.meta["games"] == 60
+    plain = load_model(_train(tmp_path, "plain", 60, eval_every=30))
+    assert tc == (not np.array_equal(one.weights, plain.weights))
