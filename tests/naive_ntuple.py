@@ -142,3 +142,87 @@ def train(game, n_games, alpha, weights, patterns, rng, rules, tc=None):
                 exact = gains[t - 1] + v
         rows.append((score, top, len(afters)))
     return rows
+
+
+# ------------------------------------------- expectimax with learned leaves (faces)
+
+
+def _packed(board, game):
+    faces = np.array(board)
+    return np.uint64(
+        twenty48.from_faces(faces) if game == "2048" else threes.from_faces(faces)
+    )
+
+
+def expectimax_2048(board, depth, cutoff, weights, patterns):
+    """Value of each first move (None where illegal): merge rewards along the path
+    plus the learned value of the afterstate where the search stops (the reference
+    expectimax of ``naive_expectimax`` with this value as its evaluator)."""
+    from tests.naive_expectimax import values_2048
+
+    def learned(b):
+        return value(_packed(b, "2048"), 0, weights, patterns)
+
+    return values_2048(board, depth, cutoff, learned)
+
+
+def card_code(card: int) -> int:
+    """Preview code of a drawn card face: 1, 2, 3 -> 0, 1, 2; a bonus card -> 3."""
+    return card - 1 if card <= 3 else 3
+
+
+def expectimax_threes(board, deck, preview, depth, cutoff, weights, patterns):
+    """Value of each first move (None where illegal) as expected final scores: the
+    score of the afterstate where the search stops plus its learned value, with the
+    preview code of the card about to enter (``preview``: the faces the env's preview
+    allows; depth 0 uses the env's code)."""
+    from tests import reference as ref
+    from tests.naive_expectimax import _put, next_cards
+
+    def over(b):
+        return any(12288 in row for row in b)
+
+    def leaf(after, code):
+        v = float(ref.score_threes(after))
+        return v + value(_packed(after, "Threes"), code, weights, patterns)
+
+    def card_value(b, dk, d, cprob):
+        cut = d <= 0 or cprob < cutoff
+        total = 0.0
+        for card, p, deck_after in next_cards(b, dk):
+            best = 0.0
+            for a in range(4):
+                after, moved = ref.move_threes(b, a)
+                if not moved:
+                    continue
+                cells = ref.spawn_cells_threes(a, moved)
+                child_prob = cprob * p / len(cells)
+                if over(after):
+                    v = float(ref.score_threes(after))
+                elif cut or d <= 1 or child_prob < cutoff:
+                    v = leaf(after, card_code(card))
+                else:
+                    v = sum(
+                        card_value(_put(after, c, card), deck_after, d - 1, child_prob)
+                        for c in cells
+                    ) / len(cells)
+                best = max(best, v)
+            total += p * best
+        return total
+
+    code = card_code(preview[0]) if len(preview) == 1 else 3
+    values = []
+    for a in range(4):
+        after, moved = ref.move_threes(board, a)
+        if not moved:
+            values.append(None)
+        elif over(after):
+            values.append(float(ref.score_threes(after)))
+        elif depth == 0:
+            values.append(leaf(after, code))
+        else:
+            cells = ref.spawn_cells_threes(a, moved)
+            kids = [_put(after, c, card) for card in preview for c in cells]
+            p = 1.0 / len(kids)
+            values.append(sum(p * card_value(k, deck, depth, p) for k in kids))
+    return values
