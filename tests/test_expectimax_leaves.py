@@ -94,15 +94,30 @@ def test_threes_learned_leaves_match_reference(tmp_path, seed, depth, cutoff, tt
         assert_values_match(got.values, want)
 
 
-@pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0"])
-def test_depth_0_is_the_greedy_ntuple_player(tmp_path, env_id):
-    """Depth 0 values each move by the net's afterstate value (plus the score so
-    far, a constant), as the ``ntuple`` agent does."""
-    path = model_dir(tmp_path, env_id, 5)
+def _played(env_id):
     env = gym.make(env_id)
     env.reset(seed=4)
     for _ in range(6):
         env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+    return env
+
+
+HIGH_LAST_CELL = [[2, 4, 0, 0], [0, 0, 0, 0], [0, 0, 8, 0], [0, 0, 0, 1024]]
+
+
+@pytest.mark.parametrize(
+    "make_env",
+    [
+        lambda: _played("2048-v0"),
+        lambda: _played("Threes-v0"),
+        lambda: env_2048(np.array(HIGH_LAST_CELL)),  # a board word above 2**63
+    ],
+)
+def test_depth_0_is_the_greedy_ntuple_player(tmp_path, make_env):
+    """Depth 0 values each move by the net's afterstate value (plus the score so
+    far, a constant), as the ``ntuple`` agent does."""
+    env = make_env()
+    path = model_dir(tmp_path, env.spec.id, 5)
     greedy = playahead.make_agent(f"ntuple:path={path}", seed=0).analyze(env)
     search = playahead.make_agent(
         f"expectimax:evaluator=ntuple:path={path},depth=0", seed=0
