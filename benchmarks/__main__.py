@@ -27,5 +27,9 @@ if __name__ == "__main__":
         from benchmarks import strength
 
         strength.main(sys.argv[2:])
+    elif sys.argv[1:2] == ["tune-threes"]:  # see benchmarks/tune_threes.py
+        from benchmarks import tune_threes
+
+        tune_threes.main(sys.argv[2:])
     else:
         run(sys.argv[1:])

@@ -9,8 +9,8 @@ under ``runs/strength/`` (re-running resumes: only missing games are played), th
 writes ``benchmarks/results/strength-<setting>.json`` and ``.md``. The JSON holds
 ``command`` (the ``playahead evaluate`` line that plays the same games), ``env``,
 ``agent``, ``seed`` and ``games``: ``{"index", "score", "max_tile", "moves",
-"ms_per_move"}`` in game order. Game ``i`` is game ``i`` of every run with the same
-seed whatever ``--games`` is (its seeds come from
+"ms_per_move", "ms_worst_move"}`` in game order. Game ``i`` is game ``i`` of every run
+with the same seed whatever ``--games`` is (its seeds come from
 ``SeedSequence(seed, spawn_key=(i,))``), so ``--replay i`` plays that one game alone.
 
 ``ms_per_move`` is the agent's wall-clock thinking time per move as the evaluator
@@ -48,6 +48,15 @@ SETTINGS: dict[str, Setting] = {
     "threes-d1": Setting("Threes-v0", "expectimax:depth=1", 100),
     "threes-d2": Setting("Threes-v0", "expectimax:depth=2", 100),
     "threes-d3": Setting("Threes-v0", "expectimax:depth=3", 100),
+    "threes-features-d1": Setting(
+        "Threes-v0", "expectimax:depth=1,evaluator=features", 100
+    ),
+    "threes-features-d2": Setting(
+        "Threes-v0", "expectimax:depth=2,evaluator=features", 100
+    ),
+    "threes-features-d3": Setting(
+        "Threes-v0", "expectimax:depth=3,evaluator=features", 100
+    ),
     "2048-default": Setting("2048-v0", "expectimax", 20),
     "2048-d2": Setting("2048-v0", "expectimax:max_depth=2", 100),
 }
@@ -81,23 +90,28 @@ def command(setting: Setting, n_games: int, store: Path) -> str:
 def game_row(record) -> dict:
     """One game of the results file."""
     times = record.move_seconds
-    ms = 1000.0 * float(np.mean(times)) if times is not None and times.size else 0.0
+    some = times is not None and times.size
+    ms = 1000.0 * float(np.mean(times)) if some else 0.0
+    worst = 1000.0 * float(np.max(times)) if some else 0.0
     return {
         "index": int(record.game_index),
         "score": int(record.score),
         "max_tile": int(record.max_tile),
         "moves": int(record.moves),
         "ms_per_move": round(ms, 3),
+        "ms_worst_move": round(worst, 3),
     }
 
 
 def summary(env: str, games: list[dict], n_resamples: int = 2000) -> dict:
-    """Mean with a 95% bootstrap CI, median, reach rates, ms/move mean and p90."""
+    """Mean with a 95% bootstrap CI, median, reach rates, ms per move (over all moves),
+    the p90 of the games' ms per move, and the slowest single move of all."""
     from playahead.evaluate.stats import bootstrap_mean_ci
 
     scores = np.array([g["score"] for g in games], dtype=float)
     tiles = np.array([g["max_tile"] for g in games])
     ms = np.array([g["ms_per_move"] for g in games])
+    moves = np.array([g["moves"] for g in games])
     lo, hi = bootstrap_mean_ci(scores, np.random.default_rng(0), n_resamples)
     return {
         "n_games": len(games),
@@ -105,8 +119,9 @@ def summary(env: str, games: list[dict], n_resamples: int = 2000) -> dict:
         "ci95": [float(lo), float(hi)],
         "median": float(np.median(scores)),
         "reach": {str(t): float(np.mean(tiles >= t)) for t in MILESTONES[env]},
-        "ms_per_move_mean": float(ms.mean()),
+        "ms_per_move_mean": float(np.sum(ms * moves) / max(np.sum(moves), 1)),
         "ms_per_move_p90": float(np.percentile(ms, 90)),
+        "ms_worst_move": float(max(g.get("ms_worst_move", 0.0) for g in games)),
     }
 
 
@@ -114,7 +129,7 @@ def markdown(name: str, result: dict) -> str:
     """The results file's table, for the README."""
     s = result["summary"]
     head = ["games", "mean", "95% CI", "median"]
-    head += [f"{t}" for t in s["reach"]] + ["ms/move", "p90 ms/move"]
+    head += [f"{t}" for t in s["reach"]] + ["ms/move", "p90 ms/move", "worst move ms"]
     row = [
         str(s["n_games"]),
         f"{s['mean']:,.0f}",
@@ -123,6 +138,7 @@ def markdown(name: str, result: dict) -> str:
     ]
     row += [f"{100 * r:.0f}%" for r in s["reach"].values()]
     row += [f"{s['ms_per_move_mean']:.1f}", f"{s['ms_per_move_p90']:.1f}"]
+    row += [f"{s['ms_worst_move']:.0f}"]
     return "\n".join(
         [
             f"**{name}**: `{result['agent']}` on {result['env']}, seed "
@@ -187,6 +203,45 @@ def _play_and_write(name, setting, n, store, workers, results, progress) -> dict
     return result
 
 
+README = Path(__file__).parent.parent / "README.md"
+MARKERS = ("<!-- strength -->", "<!-- /strength -->")
+
+
+def readme_table(results: Path = RESULTS) -> str:
+    """One row per results file present, in :data:`SETTINGS` order."""
+    head = "| setting | agent | env | games | mean | 95% CI | median | reach "
+    head += "| ms/move: mean / p90 / worst |"
+    lines = [head, "|---|---|---|---:|---:|---:|---:|---|---:|"]
+    for name in SETTINGS:
+        path = results / f"strength-{name}.json"
+        if not path.exists():
+            continue
+        r = json.loads(path.read_text())
+        s = r["summary"]
+        reach = ", ".join(
+            f"{t}: {100 * v:.0f}%" for t, v in s["reach"].items() if v > 0
+        )
+        ms = (
+            f"{s['ms_per_move_mean']:.1f} / {s['ms_per_move_p90']:.1f} / "
+            f"{s.get('ms_worst_move', float('nan')):.0f}"
+        )
+        lines.append(
+            f"| [{name}](benchmarks/results/strength-{name}.md) | `{r['agent']}` | "
+            f"{r['env']} | {s['n_games']} | {s['mean']:,.0f} | "
+            f"[{s['ci95'][0]:,.0f}, {s['ci95'][1]:,.0f}] | {s['median']:,.0f} | "
+            f"{reach} | {ms} |"
+        )
+    return "\n".join(lines)
+
+
+def update_readme(readme: Path = README, results: Path = RESULTS) -> None:
+    """Rewrite the table between the README's strength markers from the files."""
+    text = readme.read_text()
+    start, end = (text.index(m) for m in MARKERS)
+    body = f"{MARKERS[0]}\n{readme_table(results)}\n"
+    readme.write_text(text[:start] + body + text[end:])
+
+
 def replay(name: str, index: int) -> dict:
     """Play game ``index`` of setting ``name`` alone; the row it would store."""
     import playahead  # noqa: F401  (registers the envs)
@@ -209,7 +264,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--replay", type=int, help="play only this game index, alone")
     parser.add_argument("--every", type=int, help="also write the files every N games")
     parser.add_argument("--list", action="store_true", help="list the settings")
+    parser.add_argument(
+        "--readme",
+        action="store_true",
+        help="rewrite the README's table from the files",
+    )
     args = parser.parse_args(argv)
+    if args.readme:
+        update_readme()
+        return
     if args.list or args.setting is None:
         for key, s in SETTINGS.items():
             print(f"{key:16} {s.env:10} {s.agent:28} {s.games} games, seed {s.seed}")

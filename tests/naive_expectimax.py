@@ -10,6 +10,8 @@ lists of 4 lists of face values (row 0 = top). The benchmark uses it as the base
 
 from __future__ import annotations
 
+import functools
+
 from tests import reference as ref
 
 # ---------------------------------------------------------------------- evaluators
@@ -76,6 +78,65 @@ def openness_line(ranks: list[int]) -> float:
     return total
 
 
+FEATURE_NAMES = (
+    "empty", "merge", "merge12", "double", "trapped", "edge", "mono", "mono2", "ranks",
+    "small", "stuck",
+)  # fmt: skip
+
+
+def line_features(line: list[int]) -> dict[str, float]:
+    """The Threes line features of the ``"features"`` evaluator, written out plainly."""
+    f = dict.fromkeys(FEATURE_NAMES, 0.0)
+    f["empty"] = float(line.count(0))
+    f["ranks"] = sum(line) / 10
+    f["small"] = float(sum(1 for c in line if c in (1, 2)))
+    pairs = list(zip(line[:-1], line[1:], strict=True))
+    for c, d in pairs:
+        if c and d:
+            f["merge"] += c == d >= 3
+            f["merge12"] += c + d == 3
+            f["double"] += c >= 3 and d >= 3 and abs(c - d) == 1
+            f["stuck"] += c == d and c <= 2
+    for i, c in enumerate(line):
+        if c == 0:
+            continue
+        left = i == 0 or (line[i - 1] >= 3 and c < line[i - 1])
+        right = i == 3 or (line[i + 1] >= 3 and c < line[i + 1])
+        f["trapped"] += left and right
+    top = max(line)
+    f["edge"] = float(top >= 5 and top in (line[0], line[3]))
+    for power, name, scale in ((4, "mono", 1000), (2, "mono2", 10)):
+        down = sum(max(a**power - b**power, 0) for a, b in pairs)
+        up = sum(max(b**power - a**power, 0) for a, b in pairs)
+        f[name] = min(down, up) / scale
+    return f
+
+
+@functools.cache
+def _weighted(ranks: tuple[int, ...]) -> float:
+    from playahead.planners.evaluators import TUNED_WEIGHTS
+
+    f = line_features(list(ranks))
+    return sum(w * f[name] for name, w in TUNED_WEIGHTS.items())
+
+
+@functools.cache
+def _weighted_min() -> float:
+    lines = [tuple((row >> (4 * i)) & 15 for i in range(4)) for row in range(1 << 16)]
+    return min(_weighted(line) for line in lines)
+
+
+def features_line(ranks: list[int]) -> float:
+    """The tuned ``"features"`` line score: the weighted features, shifted so that the
+    lowest of all 65536 lines scores ``TUNED_LOST``."""
+    from playahead.planners.evaluators import TUNED_LOST
+
+    return _weighted(tuple(ranks)) - _weighted_min() + TUNED_LOST
+
+
+LINE_SCORES = {"features": features_line}
+
+
 def evaluate(board, game: str, evaluator: str) -> float:
     """An evaluator's value of a face-value board (rows plus columns); a callable
     evaluator (a learned value of 2048 afterstates) is called on the board."""
@@ -84,7 +145,9 @@ def evaluate(board, game: str, evaluator: str) -> float:
     if evaluator == "score":
         return 0.0 if game == "2048" else float(ref.score_threes(board))
     rank = rank_2048 if game == "2048" else rank_threes
-    line_score = monotonic_line if evaluator == "monotonic" else openness_line
+    line_score = LINE_SCORES.get(evaluator) or (
+        monotonic_line if evaluator == "monotonic" else openness_line
+    )
     rows = [[rank(v) for v in row] for row in board]
     cols = [[rows[r][c] for r in range(4)] for c in range(4)]
     return sum(line_score(line) for line in rows + cols)
@@ -144,7 +207,7 @@ def _spawn_value(board, depth_left, cprob, prob_cutoff, evaluator, stats) -> flo
 
 
 def values_threes(
-    board, deck, preview, depth: int, prob_cutoff: float, evaluator: str = "openness"
+    board, deck, preview, depth: int, prob_cutoff: float, evaluator: str = "features"
 ):
     """Value of each first move (None where illegal).
 

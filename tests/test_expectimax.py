@@ -151,7 +151,7 @@ def search(game, faces, depth, cards=0, table=None):
     """The compiled search with a custom evaluator table, everything expanded."""
     keys, values = kernels.new_table(10)
     moves, rewards = twenty48.TABLES if game == "2048" else threes.tables(True)[:2]
-    counters = np.zeros(2, dtype=np.int64)
+    counters = np.array([0, 0, 1 << 62])
     ctx = (moves, rewards, table, keys, values, counters, kernels.NO_LEAF)
     cfg = (0.0, 0.0, np.uint64(1), np.uint64(22), True, np.int64(0))
     if game == "2048":
@@ -211,6 +211,7 @@ def test_threes_bonus_cards_once_48_is_on_the_board():
     [
         ("monotonic", "2048", naive.monotonic_line),
         ("openness", "Threes", naive.openness_line),
+        ("features", "Threes", naive.features_line),
     ],
 )
 def test_evaluator_tables_equal_slow_line_scores(name, game, line_score):
@@ -312,7 +313,7 @@ def test_make_agent_and_stats():
     assert analysis.value_kind == "score"
     assert analysis.stats["depth"] == 1 and analysis.stats["nodes"] > 0
     default = ExpectimaxAgent(seed=0).analyze(env_threes(OPEN_THREES))
-    assert default.value_kind == "eval" and default.stats["evaluator"] == "openness"
+    assert default.value_kind == "eval" and default.stats["evaluator"] == "features"
     assert default.stats["depth"] == 3  # 4 distinct cards: max(3, 4 - 2)
     timed = ExpectimaxAgent(time_limit=0.05, seed=0).analyze(env_2048(OPEN_2048))
     assert timed.stats["depth"] >= 1  # iterative deepening: at least depth 1

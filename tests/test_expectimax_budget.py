@@ -1,5 +1,6 @@
-"""The default per-decision budget of ``expectimax``: one shallower search first, the
-full automatic depth only if it is predicted to fit; clocks are faked, never timed."""
+"""The default per-decision budget of ``expectimax``: shallower searches first, a deeper
+one only if it is predicted to fit, abandoned at the node limit the rest of the budget
+buys; clocks are faked, never timed."""
 
 import itertools
 
@@ -47,12 +48,31 @@ def test_budget_that_never_binds_gives_the_unbudgeted_decision(env_id, monkeypat
 def test_a_slow_shallow_search_stops_short_of_the_full_depth(monkeypatch):
     env = played("Threes-v0", 1, 8)
     full = ExpectimaxAgent(seed=0, budget=None).analyze(env).stats["depth"]
-    # the shallower search "takes" 0.2 s: 8 x 0.2 s > the 1 s budget
+    # the shallowest search "takes" 0.2 s: 8 x 0.2 s > the 1 s budget
     fake_clock(monkeypatch, 0.2)
     cut = ExpectimaxAgent(seed=0).analyze(env)
-    assert cut.stats["budget_cut"] and cut.stats["depth"] == full - 1
-    shallower = ExpectimaxAgent(seed=0, depth=full - 1, budget=None).analyze(env)
+    assert cut.stats["budget_cut"] and cut.stats["depth"] == full - 2
+    shallower = ExpectimaxAgent(seed=0, depth=full - 2, budget=None).analyze(env)
     np.testing.assert_array_equal(cut.values, shallower.values)
+
+
+@pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0"])
+def test_a_search_that_runs_long_is_abandoned_at_the_node_limit(env_id, monkeypatch):
+    env = played(env_id, 2, 15)
+    full = ExpectimaxAgent(seed=0, budget=None).analyze(env).stats["depth"]
+    # the clock stands still, so every search is predicted to fit; the assumed node
+    # rate makes the budget buy 50 nodes, which the second search passes
+    fake_clock(monkeypatch, 0.0)
+    monkeypatch.setattr(expectimax, "DEFAULT_NODE_RATE", 50)
+    cut = ExpectimaxAgent(seed=0).analyze(env)
+    assert cut.stats["budget_cut"] and cut.stats["depth"] == full - 2
+    assert cut.stats["nodes"] > 50
+    shallowest = ExpectimaxAgent(seed=0, depth=full - 2, budget=None).analyze(env)
+    np.testing.assert_array_equal(cut.values, shallowest.values)
+    # with the rate the kernels really reach, the same position is searched in full
+    monkeypatch.setattr(expectimax, "DEFAULT_NODE_RATE", 10**12)
+    whole = ExpectimaxAgent(seed=0).analyze(env)
+    assert whole.stats["depth"] == full and not whole.stats["budget_cut"]
 
 
 def test_budget_applies_only_to_the_automatic_depth(monkeypatch):

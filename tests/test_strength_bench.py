@@ -31,10 +31,19 @@ def test_results_file_schema(tiny, tmp_path):
     )
     assert [g["index"] for g in on_disk["games"]] == [0, 1]
     for game in on_disk["games"]:
-        assert set(game) == {"index", "score", "max_tile", "moves", "ms_per_move"}
+        assert set(game) == {
+            "index",
+            "score",
+            "max_tile",
+            "moves",
+            "ms_per_move",
+            "ms_worst_move",
+        }
         assert game["max_tile"] >= 8 and game["moves"] > 0 and game["score"] > 0
+        assert game["ms_worst_move"] >= game["ms_per_move"] > 0
     s = on_disk["summary"]
     assert s["n_games"] == 2
+    assert s["ms_worst_move"] == max(g["ms_worst_move"] for g in on_disk["games"])
     assert s["ci95"][0] <= s["mean"] <= s["ci95"][1]
     assert set(s["reach"]) == {"2048", "4096", "8192", "16384", "32768"}
     table = (tmp_path / "r" / "strength-tiny.md").read_text()
@@ -73,3 +82,19 @@ def test_writing_every_k_games_gives_the_same_file(tiny, tmp_path):
         g["score"] for g in once["games"]
     ]
     assert stepwise["command"].replace("/b/", "/a/") == once["command"]
+
+
+def test_readme_table_is_rewritten_from_the_results_files(tiny, tmp_path):
+    strength.run(tiny, 2, stores=tmp_path / "s", results=tmp_path / "r", progress=False)
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n<!-- strength -->\nstale row\n<!-- /strength -->\nend\n")
+    strength.update_readme(readme, tmp_path / "r")
+    text = readme.read_text()
+    assert (
+        "stale row" not in text
+        and text.startswith("intro\n")
+        and text.endswith("end\n")
+    )
+    row = next(line for line in text.splitlines() if "strength-tiny.md" in line)
+    result = json.loads((tmp_path / "r" / "strength-tiny.json").read_text())
+    assert f"| {result['summary']['mean']:,.0f} |" in row and "| 2 |" in row

@@ -1,12 +1,12 @@
 """``prefetch(array, i)``: a cache hint for ``array[i]`` inside numba kernels.
 
 It compiles to LLVM's ``llvm.prefetch`` (read, locality 1, data cache: ``prefetcht2`` on
-x86, which fills the outer caches without holding an L1 miss slot; on the 2048
-training benchmark it beat locality 3 by about a quarter and no prefetch by about 2x);
-it changes no value, it only starts the memory load early. The n-tuple kernels issue it for all
-``8 * P`` weight lookups of an afterstate before they sum them, so the loads of a
-268 MB weight table overlap instead of waiting one after the other. With the JIT
-disabled (``NUMBA_DISABLE_JIT=1``) it is a plain no-op function.
+x86, which fills the outer caches rather than L1; chosen over the
+other localities and over no prefetch by timing ``python -m benchmarks ntuple`` with
+each). It changes no value, it only starts the memory load early. The n-tuple kernels
+issue it for all ``8 * P`` weight lookups of an afterstate before they sum them, so the
+loads of a 268 MB weight table overlap instead of waiting one after the other. With the
+JIT disabled (``NUMBA_DISABLE_JIT=1``) it is a plain no-op function.
 """
 
 from __future__ import annotations

@@ -10,10 +10,13 @@ Every search function takes two tuples:
 * ``ctx = (moves, rewards, table, tt_keys, tt_values, counters, leaf)``: the game's row
   tables (``uint16[2, 65536]``, ``int32[2, 65536]``), the evaluator (``float64[65536]``,
   see :mod:`playahead.planners.evaluators`), the transposition table, ``counters:
-  int64[2]`` (nodes, tt hits; a node is a position reached by a legal move) and the
-  learned leaf ``leaf = (flat, runs, imgs, idx, dims)`` of an n-tuple net
+  int64[3]`` (nodes, tt hits, node limit; a node is a position reached by a legal move)
+  and the learned leaf ``leaf = (flat, runs, imgs, idx, dims)`` of an n-tuple net
   (:func:`playahead.ntuple._kernels.fast_value`'s arrays, ``dims = [n_codes,
-  size]``; :data:`NO_LEAF` without one).
+  size]``; :data:`NO_LEAF` without one). Once the node count passes the limit every
+  chance node returns 0 at once: the search is abandoned, and its caller must see
+  ``counters[0] > counters[2]`` and throw its values away (this is how a time budget
+  stops a search that runs long).
 * ``cfg = (cutoff, reward_weight, stamp, shift, use_tt, learned)``: ``reward_weight``
   scales the merge rewards added along the path (2048 only); ``learned`` 1 adds the
   net's afterstate value to the table's value wherever a leaf is an afterstate.
@@ -153,6 +156,8 @@ def chance_2048(board, depth_left, cprob, ctx, cfg):
     """Expected value of a 2048 afterstate: a 2 (0.9) or 4 (0.1) on each empty cell."""
     moves, rewards, table, counters = ctx[0], ctx[1], ctx[2], ctx[5]
     cutoff, reward_weight, stamp, use_tt = cfg[0], cfg[1], cfg[2], cfg[4]
+    if counters[0] > counters[2]:  # over the node limit: abandoned
+        return 0.0
     board_t = transpose(board)
     n = count_empty(board)
     learned = cfg[5] == 1
@@ -259,6 +264,8 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg):
     """
     moves, table, counters = ctx[0], ctx[2], ctx[5]
     cutoff, stamp, use_tt = cfg[0], cfg[2], cfg[4]
+    if counters[0] > counters[2]:  # over the node limit: abandoned
+        return 0.0
     board_t = transpose(board)
     learned = cfg[5] == 1
     cut = depth_left <= 0 or cprob < cutoff

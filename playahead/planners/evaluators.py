@@ -15,6 +15,11 @@ not matter.
   cells, for neighbours that can merge (1 + 2, or equal cards >= 3) and for a card next
   to the card of twice its value; a penalty for a card trapped between walls or higher
   white cards; a bonus when the line's largest card (>= 12) sits at an end of the line.
+* ``"features"`` (Threes, the default there): a weighted sum of eleven line features
+  (:data:`FEATURES`: the openness terms, nneonneo-style monotonicity in rank ** 4 and
+  rank ** 2, the rank sum, small cards, stuck 1-1 / 2-2 pairs), with weights tuned by
+  CMA-ES over seeded self-play (:data:`TUNED_WEIGHTS`); the table is shifted so its
+  lowest line scores ``TUNED_LOST``.
 * ``"score"`` (both): the game's score. For Threes, half the board's score on each of
   rows and columns (the sum is the exact score). For 2048 the table is zero and the
   planner adds each move's merge reward instead (:attr:`Evaluator.reward_weight`).
@@ -182,6 +187,136 @@ def _line_table(kind):
     return out
 
 
+# Threes line features: the "features" evaluator is a weighted sum of these per line.
+FEATURES = (
+    "empty",  # empty cells
+    "merge",  # neighbours that merge: equal cards >= 3
+    "merge12",  # neighbours that merge: a 1 beside a 2
+    "double",  # neighbours >= 3 where one is twice the other
+    "trapped",  # cards walled in on both sides (by a wall or a higher card >= 3)
+    "edge",  # the line's largest card (>= 12) at an end of the line
+    "mono",  # min(rises toward either end), in rank ** 4 / 1000
+    "mono2",  # the same in rank ** 2 / 10
+    "ranks",  # sum of the ranks / 10
+    "small",  # 1s and 2s
+    "stuck",  # neighbours 1-1 or 2-2 (they cannot merge)
+)
+#: The openness evaluator written as feature weights (a start for tuning).
+OPENNESS_WEIGHTS = {
+    "empty": 3.0,
+    "merge": 4.0,
+    "merge12": 4.0,
+    "double": 2.0,
+    "trapped": -5.0,
+    "edge": 3.0,
+}
+#: Weights of the ``"features"`` evaluator and the per-line constant ``lost`` that
+#: keeps every living board above a dead one (0). Found by CMA-ES over depth-1
+#: self-play on tuning seeds disjoint from the evaluation seeds (the distribution mean
+#: after 30 generations, rounded); the command and every candidate's games are in
+#: ``benchmarks/results/tune-threes/``.
+TUNED_WEIGHTS: dict[str, float] = {
+    "empty": 2.686,
+    "merge": 9.775,
+    "merge12": 15.562,
+    "double": 2.103,
+    "trapped": -8.856,
+    "edge": -5.664,
+    "mono": -3.533,
+    "mono2": -3.732,
+    "ranks": -10.794,
+    "small": -1.785,
+    "stuck": -15.530,
+}
+TUNED_LOST = 89.044
+
+
+@nb.njit(cache=True)
+def threes_line_features(line, out):
+    """Write the :data:`FEATURES` of one Threes line (4 ranks) into ``out``."""
+    for k in range(out.shape[0]):
+        out[k] = 0.0
+    top = 0
+    left = 0.0
+    right = 0.0
+    left2 = 0.0
+    right2 = 0.0
+    for i in range(4):
+        c = line[i]
+        top = max(top, c)
+        out[8] += c / 10.0
+        if c == 0:
+            out[0] += 1.0
+            continue
+        if c <= 2:
+            out[9] += 1.0
+        if i < 3:
+            d = line[i + 1]
+            if d != 0:
+                if c == d and c >= 3:
+                    out[1] += 1.0
+                if c + d == 3:
+                    out[2] += 1.0
+                if c >= 3 and d >= 3 and (c == d + 1 or d == c + 1):
+                    out[3] += 1.0
+                if c == d and c <= 2:
+                    out[10] += 1.0
+        left_wall = i == 0 or (line[i - 1] >= 3 and c < line[i - 1])
+        right_wall = i == 3 or (line[i + 1] >= 3 and c < line[i + 1])
+        if left_wall and right_wall:
+            out[4] += 1.0
+    if top >= OPEN_EDGE_MIN_RANK and (line[0] == top or line[3] == top):
+        out[5] = 1.0
+    for i in range(1, 4):
+        a = float(line[i - 1])
+        b = float(line[i])
+        if a > b:
+            left += (a**4 - b**4) / 1000.0
+            left2 += (a**2 - b**2) / 10.0
+        else:
+            right += (b**4 - a**4) / 1000.0
+            right2 += (b**2 - a**2) / 10.0
+    out[6] = min(left, right)
+    out[7] = min(left2, right2)
+
+
+@nb.njit(cache=True)
+def _feature_tables(n):
+    out = np.empty((n, 1 << 16), dtype=np.float64)
+    line = np.empty(4, dtype=np.int64)
+    f = np.empty(n, dtype=np.float64)
+    for row in range(1 << 16):
+        for i in range(4):
+            line[i] = (row >> (4 * i)) & 0xF
+        threes_line_features(line, f)
+        out[:, row] = f
+    return out
+
+
+@functools.cache
+def feature_tables() -> np.ndarray:
+    """``float64[len(FEATURES), 65536]``: every feature of every 16-bit line."""
+    tables = _feature_tables(len(FEATURES))
+    tables.setflags(write=False)
+    return tables
+
+
+def weighted_table(weights: dict[str, float], lost: float) -> np.ndarray:
+    """The line table ``sum(w * feature)``, shifted so its smallest line is ``lost``.
+
+    Raises:
+        ValueError: an unknown feature name, or ``lost`` not a finite number >= 0.
+    """
+    unknown = set(weights) - set(FEATURES)
+    if unknown:
+        raise ValueError(f"unknown features {sorted(unknown)}; known: {FEATURES}")
+    if not (np.isfinite(lost) and lost >= 0):
+        raise ValueError(f"lost must be a finite number >= 0, got {lost!r}")
+    w = np.array([float(weights.get(name, 0.0)) for name in FEATURES])
+    table = w @ feature_tables()
+    return table - table.min() + float(lost)
+
+
 def _score_table(game: str) -> tuple[np.ndarray, float]:
     if game == "2048":
         return np.zeros(1 << 16), 1.0
@@ -193,6 +328,7 @@ EVALUATORS: dict[str, tuple[tuple[str, ...], str, str]] = {
     "monotonic": (("2048",), "eval", "nneonneo's 2048 heuristic (rows and columns)"),
     "openness": (("Threes",), "eval", "Threesus-style openness (rows and columns)"),
     "score": (GAMES, "score", "the game's score"),
+    "features": (("Threes",), "eval", "tuned weighted line features (rows, columns)"),
 }
 
 
@@ -219,6 +355,8 @@ def get_evaluator(name: str, game: str) -> Evaluator:
         raise ValueError(f"evaluator {name!r} is not for {game}; for {game} use {fits}")
     if name == "score":
         table, reward_weight = _score_table(game)
+    elif name == "features":
+        table, reward_weight = weighted_table(TUNED_WEIGHTS, TUNED_LOST), 0.0
     else:
         table, reward_weight = _line_table(0 if name == "monotonic" else 1), 0.0
     table.setflags(write=False)

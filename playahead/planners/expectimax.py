@@ -44,18 +44,22 @@ from playahead.agents import Analysis, register_agent
 from playahead.games import threes, twenty48
 from playahead.planners import _expectimax_kernels as kernels
 from playahead.planners.base import Planner, Root, check_positive, pick_max
-from playahead.planners.evaluators import EVALUATORS, get_evaluator
+from playahead.planners.evaluators import EVALUATORS, Evaluator, get_evaluator
 
 __all__ = ["ExpectimaxAgent"]
 
 #: Evaluator used when none is given.
-DEFAULT_EVALUATOR = {"2048": "monotonic", "Threes": "openness"}
+DEFAULT_EVALUATOR = {"2048": "monotonic", "Threes": "features"}
 #: CPU seconds per decision that the automatic depth keeps to (see ``budget``).
 DEFAULT_BUDGET = 1.0
 #: Largest automatic depth when ``max_depth`` is not given.
 DEFAULT_MAX_DEPTH = {"2048": 6, "Threes": 4}
 _GAMES = {"2048": "2048", "threes": "Threes"}
 _MAX_STAMP = 1 << 39
+_NO_LIMIT = 1 << 62
+#: Nodes per CPU second assumed for the budget's node limit until a search has taken
+#: long enough (2 ms) to measure the rate itself.
+DEFAULT_NODE_RATE = 10_000_000
 
 
 class ExpectimaxAgent(Planner):
@@ -74,16 +78,22 @@ class ExpectimaxAgent(Planner):
             ``max_depth``) while the next iteration is predicted to fit.
         prob_cutoff: chance branches with cumulative probability below this are
             evaluated instead of expanded (0 expands everything to ``depth``).
-        evaluator: ``"monotonic"`` (2048, the default there), ``"openness"`` (Threes,
-            the default there), ``"score"`` (either game) or ``"ntuple:path=DIR"``
-            (learned leaves from the n-tuple model in ``DIR``, for the model's game).
+        evaluator: ``"monotonic"`` (2048, the default there), ``"features"`` (Threes,
+            the default there: tuned line features), ``"openness"`` (Threes),
+            ``"score"`` (either game) or ``"ntuple:path=DIR"`` (learned leaves from
+            the n-tuple model in ``DIR``, for the model's game); from Python also an
+            :class:`~playahead.planners.evaluators.Evaluator` (e.g. one built by
+            :func:`~playahead.planners.evaluators.weighted_table`).
         time_limit: seconds per decision (soft: a started iteration finishes), or None.
         budget: with the automatic depth (``depth`` and ``time_limit`` None), CPU
-            seconds a decision should stay under (default 1.0): the search runs one
-            depth shallower first and goes to the full depth only if that is predicted
-            to fit (8 times the shallower search's CPU time). The final search is the
-            same as without a budget, so decisions differ only where the budget binds
-            (``stats["budget_cut"]``). None: no budget, and no shallower search.
+            seconds a decision stays under (default 1.0). The search deepens from
+            two below the automatic depth; it starts a deeper search only if that is
+            predicted to fit (the last growth factor, at least 2, else 8), and
+            abandons one that reaches the number of nodes the rest of the budget buys
+            (at the node rate the last search measured), keeping the deepest finished
+            one. A search that finishes is the same as without a budget, so
+            decisions differ only where the budget binds (``stats["budget_cut"]``).
+            None: no budget, and no shallower searches.
         seed: seed of the generator that breaks ties (None: fresh entropy).
         max_depth: cap of the automatic and time-limited depth (None: 6 for 2048, 4
             for Threes).
@@ -102,7 +112,7 @@ class ExpectimaxAgent(Planner):
         *,
         depth: int | None = None,
         prob_cutoff: float = 1e-4,
-        evaluator: str | None = None,
+        evaluator: str | Evaluator | None = None,
         time_limit: float | None = None,
         budget: float | None = DEFAULT_BUDGET,
         seed: int | None = None,
@@ -130,7 +140,11 @@ class ExpectimaxAgent(Planner):
         self._leaf = None
         if isinstance(evaluator, str) and evaluator.split(":")[0].strip() == "ntuple":
             self._leaf = _load_leaf(evaluator)
-        elif evaluator is not None and evaluator not in EVALUATORS:
+        elif (
+            evaluator is not None
+            and not isinstance(evaluator, Evaluator)
+            and evaluator not in EVALUATORS
+        ):
             raise ValueError(
                 f"unknown evaluator {evaluator!r}; choose from {sorted(EVALUATORS)}, "
                 "ntuple:path=DIR (or none for the game's default)"
@@ -175,11 +189,16 @@ class ExpectimaxAgent(Planner):
         if self._leaf is not None:
             self._leaf.check(game, state)
             ev = get_evaluator("score", game)
+        elif isinstance(self.evaluator, Evaluator):
+            ev = self.evaluator
+            if ev.game != game:
+                raise ValueError(f"evaluator {ev.name!r} is for {ev.game}, not {game}")
         else:
             ev = get_evaluator(self.evaluator or DEFAULT_EVALUATOR[game], game)
         board = np.uint64(state.board)
         cap = self.max_depth or DEFAULT_MAX_DEPTH[game]
         clock = time.perf_counter
+        budgeted = False
         if self.time_limit is None:
             target = self.depth
             if target is None:
@@ -187,7 +206,8 @@ class ExpectimaxAgent(Planner):
                 if self.budget is not None and target >= 2:
                     clock = time.thread_time  # CPU time: the budget is about work
                     deadline = clock() + self.budget
-                    depths = [target - 1, target]
+                    depths = list(range(max(1, target - 2), target + 1))
+                    budgeted = True
                 else:
                     depths = [target]
             else:
@@ -195,17 +215,25 @@ class ExpectimaxAgent(Planner):
         else:
             deepest = cap if self.depth is None else self.depth
             depths = list(range(min(1, deepest), deepest + 1))
-        counters = np.zeros(2, dtype=np.int64)
-        values, done, prev, last = None, 0, 0.0, 0.0
+        counters = np.array([0, 0, _NO_LIMIT], dtype=np.int64)
+        values, done, prev, last, nodes = None, 0, 0.0, 0.0, 0
         for i, d in enumerate(depths):
             start = clock()
+            limit = _NO_LIMIT
             if i > 0:
                 growth = max(last / prev, 2.0) if prev > 0 else 8.0
                 if start + last * growth > deadline:
                     break
+                if budgeted:  # a hard stop too: the nodes the rest of the budget buys
+                    rate = nodes / last if last >= 2e-3 else DEFAULT_NODE_RATE
+                    limit = int(counters[0] + rate * max(deadline - start, 0.0))
+            counters[2] = limit
+            before = counters[0]
             # a fresh table per depth: the last search is the same as a direct one
-            values = self._search(game, state, board, d, ev, self._table(), counters)
-            done = d
+            found = self._search(game, state, board, d, ev, self._table(), counters)
+            if counters[0] > limit:  # abandoned at the node limit: keep the last one
+                break
+            values, done, nodes = found, d, int(counters[0] - before)
             prev, last = (last, clock() - start)
         if ev.value_kind == "score" and game == "2048":
             values = values + root.score
