@@ -1,6 +1,6 @@
 """Compiled n-tuple network values for 2048 and Threes (training: :mod:`._td`).
 
-Public kernel signatures (stable; the expectimax leaf uses the first three):
+Public kernel signatures (stable; the expectimax leaf uses ``fast_value``):
 
 * ``value(board: uint64, code: int64, weights: float32[P, C, 16**K],
   cells: int64[P, 8, K]) -> float64``: the sum over the ``P`` tuple patterns and their
