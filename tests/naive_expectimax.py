@@ -138,7 +138,10 @@ LINE_SCORES = {"features": features_line}
 
 
 def evaluate(board, game: str, evaluator: str) -> float:
-    """An evaluator's value of a face-value board (rows plus columns)."""
+    """An evaluator's value of a face-value board (rows plus columns); a callable
+    evaluator (a learned value of 2048 afterstates) is called on the board."""
+    if callable(evaluator):
+        return evaluator(board)
     if evaluator == "score":
         return 0.0 if game == "2048" else float(ref.score_threes(board))
     rank = rank_2048 if game == "2048" else rank_threes
@@ -169,7 +172,7 @@ def values_2048(
             values.append(None)
             continue
         stats["nodes"] += 1
-        gain = reward if evaluator == "score" else 0
+        gain = reward if evaluator == "score" or callable(evaluator) else 0
         value = _spawn_value(after, depth, 1.0, prob_cutoff, evaluator, stats)
         values.append(gain + value)
     return values
@@ -191,7 +194,7 @@ def _spawn_value(board, depth_left, cprob, prob_cutoff, evaluator, stats) -> flo
                 if reward < 0:
                     continue
                 stats["nodes"] += 1
-                gain = reward if evaluator == "score" else 0
+                gain = reward if evaluator == "score" or callable(evaluator) else 0
                 value = _spawn_value(
                     after, depth_left - 1, child_prob, prob_cutoff, evaluator, stats
                 )

@@ -50,6 +50,18 @@ def random_threes(rng, n_cards, top_rank):
     return threes.ranks_to_faces(random_ranks(rng, n_cards, top_rank))
 
 
+def random_preview(rng, top):
+    """((lo, hi) preview window of ranks, the card faces it allows): once the top
+    card is >= 48, half the time a bonus window from 6 .. top / 8, else a basic card."""
+    if top >= 48 and rng.random() < 0.5:
+        ranks = list(range(4, threes.face_to_rank(top) - 2))
+        lo = int(rng.choice(ranks))
+        preview = (lo, min(lo + 2, ranks[-1]))
+    else:
+        preview = (int(rng.integers(1, 4)),) * 2
+    return preview, [threes.card_values()[r] for r in range(preview[0], preview[1] + 1)]
+
+
 def assert_values_match(compiled, reference):
     for a in range(4):
         if reference[a] is None:
@@ -104,14 +116,7 @@ def test_threes_depth_1_matches_reference(seed, n_cards, top_rank, deck):
     faces = random_threes(rng, n_cards, top_rank)
     if threes.is_over(threes.from_faces(faces), *threes.tables(True)[:2]):
         return
-    top = int(faces.max())
-    if top >= 48 and rng.random() < 0.5:  # a bonus window from 6 .. top / 8
-        ranks = list(range(4, threes.face_to_rank(top) - 2))
-        lo = int(rng.choice(ranks))
-        preview = (lo, min(lo + 2, ranks[-1]))
-    else:
-        preview = (int(rng.integers(1, 4)),) * 2
-    cards = [threes.card_values()[r] for r in range(preview[0], preview[1] + 1)]
+    preview, cards = random_preview(rng, int(faces.max()))
     for cutoff, tt in ((0.0, True), (0.05, False)):
         env = env_threes(faces, deck, preview)
         got = analyze(env, depth=1, prob_cutoff=cutoff, transposition=tt)
@@ -146,8 +151,9 @@ def search(game, faces, depth, cards=0, table=None):
     """The compiled search with a custom evaluator table, everything expanded."""
     keys, values = kernels.new_table(10)
     moves, rewards = twenty48.TABLES if game == "2048" else threes.tables(True)[:2]
-    ctx = (moves, rewards, table, keys, values, np.array([0, 0, 1 << 62]))
-    cfg = (0.0, 0.0, np.uint64(1), np.uint64(22), True)
+    counters = np.array([0, 0, 1 << 62])
+    ctx = (moves, rewards, table, keys, values, counters, kernels.NO_LEAF)
+    cfg = (0.0, 0.0, np.uint64(1), np.uint64(22), True, np.int64(0))
     if game == "2048":
         board = np.uint64(twenty48.from_faces(faces))
         return kernels.root_2048(board, np.int64(depth), ctx, cfg)
@@ -255,7 +261,10 @@ def test_same_seed_same_decision_even_on_ties():
     assert len(actions) > 1  # four equal values: the seed decides
 
 
-def test_threes_decision_ignores_the_env_generator():
+def assert_ignores_the_env_generator(make):
+    """Two Threes envs in the same visible position but with different generators
+    (so different deck orders): agents from ``make()`` decide alike, and the env's
+    generator is untouched."""
     a = gym.make("Threes-v0")
     b = gym.make("Threes-v0")
     a.reset(seed=1)
@@ -264,11 +273,15 @@ def test_threes_decision_ignores_the_env_generator():
         a.step(int(np.flatnonzero(a.unwrapped.action_masks())[0]))
     b.unwrapped.restore_state(a.unwrapped.clone_state())
     rng_state = a.unwrapped.np_random.bit_generator.state
-    first = ExpectimaxAgent(depth=2, seed=3).analyze(a)
-    second = ExpectimaxAgent(depth=2, seed=3).analyze(b)
+    first = make().analyze(a)
+    second = make().analyze(b)
     assert first.action == second.action
     assert np.array_equal(first.values, second.values, equal_nan=True)
     assert a.unwrapped.np_random.bit_generator.state == rng_state
+
+
+def test_threes_decision_ignores_the_env_generator():
+    assert_ignores_the_env_generator(lambda: ExpectimaxAgent(depth=2, seed=3))
 
 
 def test_transposition_table_saves_work_without_changing_values():

@@ -6,29 +6,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from playahead.games import threes, twenty48
 from playahead.games._board64 import pack
 from playahead.ntuple import _kernels as k
+from playahead.ntuple import _td
+from tests import naive_ntuple as naive
 
 PATTERNS = [(0, 1, 2), (4, 5, 9)]
+RUNS_1_2_3 = [(0, 1, 2, 3), (4, 5, 8, 9), (10, 3, 1, 2)]
 
 
 def _random_board(rng):
     return np.uint64(pack(rng.integers(0, 16, size=(4, 4)).astype(np.uint8)))
-
-
-def _ref_value(board, code, weights, patterns):
-    """Plain Python: rotate/flip the 4x4 grid, read each pattern's cells."""
-    grid = np.array([(int(board) >> (4 * i)) & 15 for i in range(16)]).reshape(4, 4)
-    images = []
-    for t in (grid, grid.T):
-        images += [t, t[::-1], t[:, ::-1], t[::-1, ::-1]]
-    total = 0.0
-    for p, pattern in enumerate(patterns):
-        for img in images:
-            flat = img.reshape(-1)
-            idx = sum(int(flat[c]) << (4 * j) for j, c in enumerate(pattern))
-            total += float(weights[p, code, idx])
-    return total
 
 
 def test_value_matches_reference_on_random_boards():
@@ -38,11 +27,33 @@ def test_value_matches_reference_on_random_boards():
     for _ in range(20):
         board = _random_board(rng)
         code = int(rng.integers(4))
-        want = _ref_value(board, code, weights, PATTERNS)
-        assert k.value(board, code, weights, cells) == pytest.approx(want, rel=1e-9)
+        want = naive.value(board, code, weights, PATTERNS)
+        assert k.value(board, code, weights, cells) == want
         if code == 0:
-            assert k.value_2048(board, weights, cells) == pytest.approx(want)
-        assert k.value_threes(board, code, weights, cells) == pytest.approx(want)
+            assert k.value_2048(board, weights, cells) == want
+        assert k.value_threes(board, code, weights, cells) == want
+
+
+@pytest.mark.parametrize("patterns", [PATTERNS, RUNS_1_2_3, ((3, 2, 1, 0),)])
+def test_fast_lookups_read_what_value_reads(patterns):
+    """Runs of 1, 2 and 3 nibbles, and a reversed pattern: the fast path (images by
+    bit operations, runs) gives the same indices as the cells and the same bits."""
+    rng = np.random.default_rng(5)
+    cells = k.symmetric_cells(patterns)
+    runs = k.pattern_runs(cells)
+    size = 16 ** len(patterns[0])
+    weights = rng.normal(size=(len(patterns), 4, size)).astype(np.float32)
+    flat = weights.reshape(-1)
+    imgs = np.empty(8, np.uint64)
+    idx = np.empty(8 * len(patterns), np.int64)
+    for _ in range(30):
+        board = _random_board(rng)
+        code = int(rng.integers(4))
+        k.lookups(board, code, runs, 4, size, imgs, idx, 0, flat)
+        want = [(p * 4 + code) * size + i for p, i in naive.indices(board, patterns)]
+        assert idx.tolist() == want
+        got = k.fast_value(board, code, flat, runs, 4, size, imgs, idx)
+        assert got == k.value(board, code, weights, cells)
 
 
 def test_update_adds_delta_to_each_lookup():
@@ -55,15 +66,10 @@ def test_update_adds_delta_to_each_lookup():
         before = k.value(board, 0, weights, cells)
         new = k.update(board, 0, 0.25, weights, cells)
         # each of the 16 lookups gained 0.25 (a repeated index gains it twice)
-        for p in range(2):
-            for s in range(8):
-                idx = sum(
-                    ((int(board) >> (4 * int(c))) & 15) << (4 * j)
-                    for j, c in enumerate(cells[p, s])
-                )
-                ref[p, 0, idx] += np.float32(0.25)
-        np.testing.assert_allclose(weights, ref, rtol=1e-6)
-        assert new == pytest.approx(_ref_value(board, 0, ref, PATTERNS), rel=1e-6)
+        for p, i in naive.indices(board, PATTERNS):
+            ref[p, 0, i] = np.float32(float(ref[p, 0, i]) + 0.25)
+        np.testing.assert_array_equal(weights, ref)
+        assert new == naive.value(board, 0, ref, PATTERNS)
         assert new > before
 
 
@@ -92,15 +98,41 @@ def test_preview_code_reads_only_the_preview():
     assert k.preview_code(pack_cards(0, 0, 0, 2, 2)) == 1
 
 
-def test_learn_moves_last_afterstate_toward_zero_and_earlier_toward_target():
-    cells = k.symmetric_cells(PATTERNS)
-    weights = np.full((2, 1, 16**3), 1.0, np.float32)  # V = 16 everywhere
-    rng = np.random.default_rng(4)
-    afters = np.array([_random_board(rng) for _ in range(2)], dtype=np.uint64)
-    codes = np.zeros(2, np.int64)
-    gains = np.array([100, 0], np.int64)  # reward after the first afterstate
-    v0 = k.value(afters[0], 0, weights, cells)
-    k.learn(afters, codes, gains, 2, 0.5, weights, cells)
-    v1 = k.value(afters[1], 0, weights, cells)
-    assert v1 < 16.0  # pulled toward 0, the end of the game
-    assert k.value(afters[0], 0, weights, cells) > v0  # toward 100 + V(next)
+def _rules(game):
+    if game == 0:
+        return (*twenty48.TABLES, 0)
+    moves, rewards, _ = threes.tables(True)
+    return moves, rewards, threes.BONUS_PREVIEWS["window"]
+
+
+@pytest.mark.parametrize(
+    ("game", "n_games", "tc"),
+    [(0, 3, False), (1, 2, False), (0, 2, True), (1, 1, True)],
+)
+def test_training_matches_reference(game, n_games, tc):
+    """Same seed, same games and bit for bit the same weights (and TC accumulators)
+    as the plain-Python TD(0) / TC(0) reference, from an optimistic start."""
+    runs = k.pattern_runs(k.symmetric_cells(PATTERNS))
+    weights = np.full((2, 1 if game == 0 else 4, 16**3), 0.5, np.float32)
+    ref = weights.copy()
+    if tc:
+        e, a = np.zeros_like(weights), np.zeros_like(weights)
+        ref_tc = (e.copy(), a.copy())
+    else:
+        e = a = np.zeros(0, np.float32)
+        ref_tc = None
+    out = np.empty((n_games, 3), np.int64)
+    rules = _rules(game)
+    rng = np.random.default_rng(11)
+    n = _td.train_games(game, n_games, 0.1, weights, runs, rng, *rules, out, e, a)
+    rows = naive.train(
+        game, n_games, 0.1, ref, PATTERNS, np.random.default_rng(11), rules, ref_tc
+    )
+    assert out.tolist() == [list(r) for r in rows]
+    assert n == sum(r[2] for r in rows) > 20
+    np.testing.assert_array_equal(weights, ref)
+    assert not np.array_equal(weights, np.full_like(weights, 0.5))
+    if tc:
+        np.testing.assert_array_equal(e, ref_tc[0])
+        np.testing.assert_array_equal(a, ref_tc[1])
+        assert (a >= np.abs(e)).all() and a.max() > 0

@@ -1,8 +1,10 @@
 """N-tuple networks trained by afterstate TD(0) for 2048 and Threes.
 
-* :mod:`playahead.ntuple._kernels`: the compiled value, update and training kernels
-  (signatures at the top of that module; ``value_2048``/``value_threes`` are the
-  learned leaf for expectimax).
+* :mod:`playahead.ntuple._kernels`: the compiled value and update (signatures at the
+  top of that module; ``value_2048``/``value_threes``/``fast_value`` read the learned
+  leaf for expectimax).
+* :mod:`playahead.ntuple._td`: the compiled greedy games and backward TD(0)/TC(0)
+  pass (``python -m benchmarks ntuple`` measures their updates per CPU second).
 * :mod:`playahead.ntuple.model`: :class:`NTupleModel`, saved as ``weights.npz`` +
   ``model.json`` and loaded without pickle.
 * :mod:`playahead.ntuple.train`: ``train_ntuple`` (``playahead train ntuple``).

@@ -1,6 +1,6 @@
-"""Compiled n-tuple networks and afterstate TD(0) for 2048 and Threes.
+"""Compiled n-tuple network values for 2048 and Threes (training: :mod:`._td`).
 
-Public kernel signatures (stable; the expectimax leaf uses the first three):
+Public kernel signatures (stable; the expectimax leaf uses ``fast_value``):
 
 * ``value(board: uint64, code: int64, weights: float32[P, C, 16**K],
   cells: int64[P, 8, K]) -> float64``: the sum over the ``P`` tuple patterns and their
@@ -12,15 +12,13 @@ Public kernel signatures (stable; the expectimax leaf uses the first three):
   3: a bonus card).
 * ``update(board, code, delta, weights, cells) -> float64``: adds ``delta`` to each of
   the ``8 * P`` weights ``value`` reads; returns the new value.
+* ``fast_value(board, code, flat, runs, n_codes, size, imgs, idx) -> float64``: the
+  same value (same bits) through :func:`lookups`, for hot loops (the TD training in
+  :mod:`playahead.ntuple._td`, the expectimax leaf); ``flat = weights.reshape(-1)``,
+  ``runs = pattern_runs(cells)``.
 
 The value of an afterstate (the board after the move, before chance) estimates the
-score still to come, for Threes including the card about to enter. Training is the
-backward pass of TDL2048-Demo over each finished game: with ``exact = 0`` at the end,
-each afterstate, last first, gets ``error = exact - V(after)``, then ``V += alpha *
-error`` spread over the ``8 * P`` lookups, and ``exact = r_move + r_chance_before +
-V(after)``. Chance comes from the ``np.random.Generator`` the caller passes in, through
-the games' own compiled rules (:mod:`playahead.games.twenty48`,
-:mod:`playahead.games.threes`).
+score still to come, for Threes including the card about to enter.
 """
 
 from __future__ import annotations
@@ -28,10 +26,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from playahead.games import threes, twenty48
+from playahead.games._board64 import transpose
+from playahead.ntuple._prefetch import prefetch
 
 _NIB = np.uint64(0xF)
-MAX_MOVES = 1 << 17  # longer than any 2048 (or Threes) game the 4-bit board can hold
 N_CODES = 4  # Threes preview codes: 1, 2, 3, bonus
 
 
@@ -77,12 +75,22 @@ def _index(board, cells, p, s):
 
 @nb.njit(cache=True)
 def value(board, code, weights, cells):
-    """Sum of the ``8 * P`` weights of ``board`` (see the module docstring)."""
-    total = 0.0
+    """Sum of the ``8 * P`` weights of ``board`` (see the module docstring), in
+    float64 and in a fixed order: one partial sum per image ``s`` over the patterns,
+    then the eight partial sums as a balanced tree (eight independent additions are
+    faster than one chain; :func:`read` adds in the same order)."""
+    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
     for p in range(cells.shape[0]):
-        for s in range(8):
-            total += np.float64(weights[p, code, _index(board, cells, p, s)])
-    return total
+        w = weights[p, code]
+        a0 += np.float64(w[_index(board, cells, p, 0)])
+        a1 += np.float64(w[_index(board, cells, p, 1)])
+        a2 += np.float64(w[_index(board, cells, p, 2)])
+        a3 += np.float64(w[_index(board, cells, p, 3)])
+        a4 += np.float64(w[_index(board, cells, p, 4)])
+        a5 += np.float64(w[_index(board, cells, p, 5)])
+        a6 += np.float64(w[_index(board, cells, p, 6)])
+        a7 += np.float64(w[_index(board, cells, p, 7)])
+    return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
 
 
 @nb.njit(cache=True)
@@ -103,112 +111,140 @@ def update(board, code, delta, weights, cells):
     reads one weight twice); returns the new value."""
     for p in range(cells.shape[0]):
         for s in range(8):
-            weights[p, code, _index(board, cells, p, s)] += delta
+            i = _index(board, cells, p, s)
+            weights[p, code, i] = np.float32(np.float64(weights[p, code, i]) + delta)
     return value(board, code, weights, cells)
 
 
-@nb.njit(cache=True)
-def best_move(game, board, cards, weights, cells, moves, rewards):
-    """Greedy move on ``reward + V(afterstate)``: ``(action, afterstate, reward)``;
-    action -1 when no move is legal. ``game`` 0 is 2048, 1 Threes."""
-    best = -np.inf
-    choice = -1
-    best_after = board
-    best_r = np.int64(0)
-    code = preview_code(cards) if game == 1 else np.int64(0)
-    for a in range(4):
-        if game == 0:
-            after, r = twenty48.move(board, a, moves, rewards)
-            if r < 0:
-                continue
-        else:
-            after, moved, r = threes.move(board, a, moves, rewards)
-            if moved == 0:
-                continue
-        v = r
-        if game == 0 or twenty48.max_rank(after) != threes.RANK_12288:
-            v += value(after, code, weights, cells)
-        if v > best:
-            best, choice, best_after, best_r = v, a, after, r
-    return choice, best_after, np.int64(best_r)
+# ------------------------------------------------------------ the fast lookups
+# The training loop and the expectimax leaf read the same weights as ``value`` and
+# sum them in the same order, so they return the same bits; they build the 8 images
+# of the board once with bit operations and cut each pattern out of an image as a few
+# contiguous runs of nibbles.
+
+_LO = np.uint64(0x000F000F000F000F)
+_MID = np.uint64(0x00F000F000F000F0)
+_ROW1 = np.uint64(0x0000FFFF00000000)
+_ROW2 = np.uint64(0x00000000FFFF0000)
+
+
+def pattern_runs(cells) -> np.ndarray:
+    """int64[P, R, 3]: pattern ``p`` (image 0 of ``cells``) as runs of consecutive
+    cells, each ``(4 * first cell, nibble mask, 4 * position in the pattern)``; unused
+    runs have mask 0. ``R`` is the most runs any pattern needs (1 for ``012345``, 2 for
+    ``012456``)."""
+    cells = np.asarray(cells)
+    all_runs = []
+    for p in range(cells.shape[0]):
+        c = [int(x) for x in cells[p, 0]]
+        runs, j = [], 0
+        while j < len(c):
+            n = 1
+            while j + n < len(c) and c[j + n] == c[j] + n:
+                n += 1
+            runs.append((4 * c[j], (1 << (4 * n)) - 1, 4 * j))
+            j += n
+        all_runs.append(runs)
+    out = np.zeros((len(all_runs), max(map(len, all_runs)), 3), np.int64)
+    for p, runs in enumerate(all_runs):
+        out[p, : len(runs)] = runs
+    return out
 
 
 @nb.njit(cache=True)
-def play(
-    game, weights, cells, rng, moves, rewards, bonus_preview, afters, codes, gains
-):
-    """One greedy game from a new start; records each afterstate, its preview code and
-    the reward that came after it (the next move's, plus the chance reward in between)
-    in the buffers. Returns ``(score, top_rank, n_moves)``."""
-    if game == 0:
-        board = twenty48.new_game(rng)
-        cards = np.int64(0)
-    else:
-        board, cards = threes.new_game(rng, bonus_preview)
-    score = np.int64(0)
-    n = 0
-    while n < afters.shape[0]:
-        if game == 1 and twenty48.max_rank(board) == threes.RANK_12288:
-            break
-        a, after, r = best_move(game, board, cards, weights, cells, moves, rewards)
-        if a < 0:
-            break
-        if n > 0:
-            gains[n - 1] += r
-        afters[n] = after
-        codes[n] = preview_code(cards) if game == 1 else 0
-        gains[n] = 0
-        if game == 0:
-            board = twenty48.spawn(after, rng)
-            score += r
-        else:
-            board, cards, full = threes.turn(
-                board, cards, a, rng, moves, rewards, bonus_preview
-            )
-            gains[n] = full - r  # the entering card's points
-            score += full
-        n += 1
-    return score, twenty48.max_rank(board), n
+def flip_rows(b):
+    """Board upside down: row r -> row 3 - r."""
+    return (
+        (b << np.uint64(48))
+        | ((b << np.uint64(16)) & _ROW1)
+        | ((b >> np.uint64(16)) & _ROW2)
+        | (b >> np.uint64(48))
+    )
 
 
 @nb.njit(cache=True)
-def learn(afters, codes, gains, n, alpha, weights, cells):
-    """Backward TD(0) pass over one game's ``n`` afterstates (see module docstring)."""
-    per = alpha / (8 * cells.shape[0])
-    exact = 0.0
-    for t in range(n - 1, -1, -1):
-        board = afters[t]
-        code = codes[t]
-        error = exact - value(board, code, weights, cells)
-        v = update(board, code, per * error, weights, cells)
-        if t > 0:
-            exact = gains[t - 1] + v
+def flip_cols(b):
+    """Board mirrored: column c -> column 3 - c."""
+    return (
+        ((b & _LO) << np.uint64(12))
+        | ((b & _MID) << np.uint64(4))
+        | ((b >> np.uint64(4)) & _MID)
+        | ((b >> np.uint64(12)) & _LO)
+    )
 
 
 @nb.njit(cache=True)
-def train_games(
-    game, n_games, alpha, weights, cells, rng, moves, rewards, bonus_preview, out
-):
-    """Play and learn ``n_games`` games; ``out: int64[n_games, 3]`` gets each game's
-    (score, top rank, moves). Returns the number of TD updates."""
-    afters = np.empty(MAX_MOVES, dtype=np.uint64)
-    codes = np.empty(MAX_MOVES, dtype=np.int64)
-    gains = np.empty(MAX_MOVES, dtype=np.int64)
-    updates = np.int64(0)
-    for g in range(n_games):
-        s, top, n = play(
-            game,
-            weights,
-            cells,
-            rng,
-            moves,
-            rewards,
-            bonus_preview,
-            afters,
-            codes,
-            gains,
-        )
-        learn(afters, codes, gains, n, alpha, weights, cells)
-        out[g, 0], out[g, 1], out[g, 2] = s, top, n
-        updates += n
-    return updates
+def images(board, out):
+    """``out[s]`` (uint64[8]): the board whose cell x holds ``board``'s cell
+    ``cells[., s]`` maps x to, so pattern cells read on ``out[s]`` are image ``s``."""
+    t = transpose(board)
+    c = flip_cols(board)
+    tc = flip_cols(t)
+    out[0] = board
+    out[1] = flip_rows(board)
+    out[2] = c
+    out[3] = flip_rows(c)
+    out[4] = t
+    out[5] = tc
+    out[6] = flip_rows(t)
+    out[7] = flip_rows(tc)
+
+
+@nb.njit(cache=True)
+def lookups(board, code, runs, n_codes, size, imgs, idx, off, flat):
+    """Write the ``8 * P`` flat indices (into ``weights.reshape(-1)``) that
+    ``value(board, code, ...)`` reads into ``idx[off:off + 8 * P]`` and prefetch
+    them; ``n_codes, size = weights.shape[1:]``."""
+    images(board, imgs)
+    q = off
+    if runs.shape[1] <= 2:
+        for p in range(runs.shape[0]):
+            base = (p * n_codes + code) * size
+            s0, m0, t0 = runs[p, 0, 0], runs[p, 0, 1], runs[p, 0, 2]
+            s1, m1, t1 = s0, np.int64(0), t0
+            if runs.shape[1] == 2:
+                s1, m1, t1 = runs[p, 1, 0], runs[p, 1, 1], runs[p, 1, 2]
+            for s in range(8):
+                b = imgs[s]
+                i = base + ((np.int64(b >> np.uint64(s0)) & m0) << t0)
+                i += (np.int64(b >> np.uint64(s1)) & m1) << t1
+                prefetch(flat, i)
+                idx[q] = i
+                q += 1
+        return
+    for p in range(runs.shape[0]):
+        base = (p * n_codes + code) * size
+        for s in range(8):
+            i = base
+            for r in range(runs.shape[1]):
+                part = np.int64(imgs[s] >> np.uint64(runs[p, r, 0])) & runs[p, r, 1]
+                i += part << runs[p, r, 2]
+            prefetch(flat, i)
+            idx[q] = i
+            q += 1
+
+
+@nb.njit(cache=True)
+def read(flat, idx, off, n):
+    """Sum (float64) of ``flat[idx[off:off + n]]`` in :func:`value`'s order (``n`` a
+    multiple of 8, the lookups ordered pattern-major as :func:`lookups` writes them)."""
+    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
+    for q in range(off, off + n, 8):
+        a0 += np.float64(flat[idx[q]])
+        a1 += np.float64(flat[idx[q + 1]])
+        a2 += np.float64(flat[idx[q + 2]])
+        a3 += np.float64(flat[idx[q + 3]])
+        a4 += np.float64(flat[idx[q + 4]])
+        a5 += np.float64(flat[idx[q + 5]])
+        a6 += np.float64(flat[idx[q + 6]])
+        a7 += np.float64(flat[idx[q + 7]])
+    return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+
+
+@nb.njit(cache=True)
+def fast_value(board, code, flat, runs, n_codes, size, imgs, idx):
+    """``value(board, code, weights, cells)`` through :func:`lookups`: ``flat`` is
+    ``weights.reshape(-1)``, ``runs = pattern_runs(cells)``; ``imgs`` (uint64[8]) and
+    ``idx`` (int64[8 * P]) are scratch."""
+    lookups(board, code, runs, n_codes, size, imgs, idx, 0, flat)
+    return read(flat, idx, 0, idx.shape[0])

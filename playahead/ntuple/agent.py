@@ -58,6 +58,7 @@ class NTupleAgent(Planner):
         values = np.full(root.mask.size, np.nan)
         for a in root.legal:
             after, _, r = move_rows(board, int(a), moves, rewards)
+            after = np.uint64(after)  # numba returns uint64 as a Python int
             values[a] = r
             if self.model.game == 0 or max_rank(after) != 15:  # 12288 ends Threes
                 values[a] += k.value(after, code, self.model.weights, self.cells)

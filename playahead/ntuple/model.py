@@ -99,18 +99,7 @@ class NTupleModel:
         """Write ``weights.npz`` and ``model.json`` into directory ``out``."""
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        flat = self.weights.reshape(-1)
-        fill = float(np.median(flat[:: max(1, flat.size // 4096)]))
-        idx = np.flatnonzero(flat != np.float32(fill)).astype(np.uint32)
-        tmp = out / "weights.tmp.npz"
-        np.savez_compressed(
-            tmp,
-            index=idx,
-            value=flat[idx],
-            fill=np.float32(fill),
-            shape=np.array(self.weights.shape, np.int64),
-        )
-        tmp.replace(out / "weights.npz")
+        write_sparse(out / "weights.npz", self.weights)
         meta = {
             "format": FORMAT,
             "version": VERSION,
@@ -121,6 +110,56 @@ class NTupleModel:
         }
         (out / "model.json").write_text(json.dumps(meta, indent=2) + "\n")
         return out
+
+
+def write_sparse(path: Path, array: np.ndarray) -> None:
+    """Save a float32 array as the flat indices and values of its entries that differ
+    from the most common one (``fill``), compressed; written to a temporary file
+    first, then renamed."""
+    flat = array.reshape(-1)
+    fill = float(np.median(flat[:: max(1, flat.size // 4096)]))
+    idx = np.flatnonzero(flat != np.float32(fill)).astype(np.uint32)
+    tmp = path.with_name(path.stem + ".tmp.npz")
+    np.savez_compressed(
+        tmp,
+        index=idx,
+        value=flat[idx],
+        fill=np.float32(fill),
+        shape=np.array(array.shape, np.int64),
+    )
+    tmp.replace(path)
+
+
+def read_sparse(path: Path, want: tuple[int, ...]) -> np.ndarray:
+    """Read :func:`write_sparse`'s file without pickle; float32 array of shape
+    ``want``.
+
+    Raises:
+        ValueError: not an npz archive, pickled data, missing keys, another shape or
+            inconsistent indices.
+    """
+    with path.open("rb") as f:
+        if f.read(4) != b"PK\x03\x04":
+            _fail(path, f"{path.name} cannot be read (not an npz/zip archive)")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            missing = {"index", "value", "fill", "shape"} - set(z.files)
+            if missing:
+                _fail(path, f"{path.name} lacks {sorted(missing)}")
+            idx, val, fill, shape = z["index"], z["value"], z["fill"], z["shape"]
+    except (OSError, zipfile.BadZipFile, EOFError) as err:
+        _fail(path, f"{path.name} cannot be read ({err})")
+    except ValueError as err:
+        if "pickle" in str(err):
+            _fail(path, f"{path.name} holds pickled objects (refused)")
+        raise
+    if tuple(int(s) for s in shape) != want:
+        _fail(path, f"weights shape {tuple(shape)} does not match {want}")
+    if idx.shape != val.shape or (idx.size and int(idx.max()) >= np.prod(want)):
+        _fail(path, "index/value arrays are inconsistent")
+    w = np.full(int(np.prod(want)), np.float32(fill), dtype=np.float32)
+    w[idx.astype(np.int64)] = val.astype(np.float32)
+    return w.reshape(want)
 
 
 def _fail(path, why: str):
@@ -161,37 +200,14 @@ def load_model(path: str | Path, env_id: str | None = None) -> NTupleModel:
     if env_id is not None and meta["env_id"] != env_id:
         raise ValueError(f"{path} is a model for {meta['env_id']}, not {env_id}")
     patterns = parse_patterns(meta["patterns"])
-    with w_path.open("rb") as f:
-        if f.read(4) != b"PK\x03\x04":
-            _fail(w_path, "weights.npz cannot be read (not an npz/zip archive)")
-    try:
-        with np.load(w_path, allow_pickle=False) as z:
-            missing = {"index", "value", "fill", "shape"} - set(z.files)
-            if missing:
-                _fail(w_path, f"weights.npz lacks {sorted(missing)}")
-            idx, val, fill, shape = z["index"], z["value"], z["fill"], z["shape"]
-    except (OSError, zipfile.BadZipFile, EOFError) as err:
-        _fail(w_path, f"weights.npz cannot be read ({err})")
-    except ValueError as err:
-        if "pickle" in str(err):
-            _fail(w_path, "weights.npz holds pickled objects (refused)")
-        raise
     codes = 1 if meta["env_id"] == "2048-v0" else N_CODES
-    want = (len(patterns), codes, 16 ** len(patterns[0]))
-    if tuple(int(s) for s in shape) != want:
-        _fail(w_path, f"weights shape {tuple(shape)} does not match {want}")
-    if idx.shape != val.shape or (idx.size and int(idx.max()) >= np.prod(want)):
-        _fail(w_path, "index/value arrays are inconsistent")
-    w = np.full(int(np.prod(want)), np.float32(fill), dtype=np.float32)
-    w[idx.astype(np.int64)] = val.astype(np.float32)
+    w = read_sparse(w_path, (len(patterns), codes, 16 ** len(patterns[0])))
     rest = {
         k: v
         for k, v in meta.items()
         if k not in ("format", "version", "env_id", "env_kwargs", "patterns")
     }
-    return NTupleModel(
-        meta["env_id"], patterns, w.reshape(want), meta.get("env_kwargs", {}), rest
-    )
+    return NTupleModel(meta["env_id"], patterns, w, meta.get("env_kwargs", {}), rest)
 
 
 def leaf_arrays(path: str | Path, env_id: str | None = None):

@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from playahead.games import threes, twenty48
-from playahead.ntuple import _kernels as k
-from playahead.ntuple.model import NTupleModel, load_model
+from playahead.ntuple import _td
+from playahead.ntuple._kernels import pattern_runs
+from playahead.ntuple.model import NTupleModel, load_model, read_sparse, write_sparse
 
 EVAL_SEED_BASE = 1_000_000_007
 CHUNK = 500  # games per kernel call
@@ -45,17 +46,13 @@ def evaluate(model: NTupleModel, games: int, first_seed: int = EVAL_SEED_BASE):
     """Greedy games without learning; int64[games, 3] rows of (score, top rank,
     moves), game ``i`` played with ``np.random.default_rng(first_seed + i)``."""
     moves, rewards, bonus = rules(model)
-    cells = model.cells
-    buf = (
-        np.empty(k.MAX_MOVES, np.uint64),
-        np.empty(k.MAX_MOVES, np.int64),
-        np.empty(k.MAX_MOVES, np.int64),
-    )
+    runs = pattern_runs(model.cells)
+    trail, gains = _td.trail_buffers(runs)
     out = np.empty((games, 3), np.int64)
     for i in range(games):
         rng = np.random.default_rng(first_seed + i)
-        out[i] = k.play(
-            model.game, model.weights, cells, rng, moves, rewards, bonus, *buf
+        out[i] = _td.play(
+            model.game, model.weights, runs, rng, moves, rewards, bonus, trail, gains
         )
     return out
 
@@ -90,6 +87,21 @@ class _Scalars:
             self.writer.close()
 
 
+def _tc_state(model: NTupleModel, out: Path, resume: bool):
+    """``(E, A)`` temporal-coherence accumulators shaped like the weights (zeros at
+    the start, read back on resume), or two empty arrays without TC."""
+    if not model.meta.get("tc", False):
+        empty = np.zeros(0, np.float32)
+        return empty, empty
+    if not resume:
+        return np.zeros_like(model.weights), np.zeros_like(model.weights)
+    for name in ("tc_e.npz", "tc_a.npz"):
+        if not (out / name).is_file():
+            raise ValueError(f"{out} was trained with tc but {name} is missing")
+    shape = model.weights.shape
+    return read_sparse(out / "tc_e.npz", shape), read_sparse(out / "tc_a.npz", shape)
+
+
 def train_ntuple(
     env_id: str,
     games: int,
@@ -99,6 +111,7 @@ def train_ntuple(
     lr: float = 0.1,
     patterns=None,
     init: float = 0.0,
+    tc: bool = False,
     env_kwargs: dict | None = None,
     eval_every: int = 10_000,
     eval_games: int = 100,
@@ -117,6 +130,11 @@ def train_ntuple(
         patterns: tuple patterns (hex strings of cells, e.g. ``"012345"``); None:
             4 x 6-tuples for 2048, 4 x 5-tuples for Threes.
         init: optimistic initial value of every afterstate.
+        tc: temporal coherence (Jaskowski's TC(0)): each weight's step is ``lr``
+            times ``|E| / A`` of its accumulated errors (see
+            :mod:`playahead.ntuple._td`); the accumulators are saved beside the
+            model (``tc_e.npz``, ``tc_a.npz``). A resumed run keeps the setting it
+            was started with (like ``lr``).
         env_kwargs: Threes' rule variant (``merge_6144``, ``bonus_preview``).
         eval_every: games between greedy evaluations (and checkpoints).
         eval_games: held-out games per evaluation.
@@ -150,12 +168,13 @@ def train_ntuple(
         model = NTupleModel.new(
             env_id, patterns, init, env_kwargs=dict(env_kwargs or {})
         )
-        model.meta = {"seed": seed, "lr": lr, "init": init, "games": 0}
+        model.meta = {"seed": seed, "lr": lr, "init": init, "tc": tc, "games": 0}
         done, moves_done = 0, 0
         rng = np.random.default_rng(seed)
     moves, rewards, bonus = rules(model)
-    cells = model.cells
+    runs = pattern_runs(model.cells)
     lr = float(model.meta["lr"])
+    tc_e, tc_a = _tc_state(model, out, resume)
     scalars = _Scalars(out / "tb", tensorboard)
     from tqdm.auto import tqdm
 
@@ -166,25 +185,14 @@ def train_ntuple(
     if not csv.exists():
         out.mkdir(parents=True, exist_ok=True)
         csv.write_text("games,moves,train_score_mean,eval_score_mean,eval_goal_rate\n")
-    try:
+    args = (lr, model.weights, runs, rng, moves, rewards, bonus)
+    _td.train_games(model.game, 0, *args, np.empty((0, 3), np.int64), tc_e, tc_a)
+    try:  # (the call above compiled the kernel outside the CPU clock)
         while done < games:
             n = min(CHUNK, games - done, eval_every - done % eval_every)
             rows = np.empty((n, 3), np.int64)
             t0 = time.process_time()
-            updates += int(
-                k.train_games(
-                    model.game,
-                    n,
-                    lr,
-                    model.weights,
-                    cells,
-                    rng,
-                    moves,
-                    rewards,
-                    bonus,
-                    rows,
-                )
-            )
+            updates += int(_td.train_games(model.game, n, *args, rows, tc_e, tc_a))
             cpu += time.process_time() - t0
             done += n
             moves_done += int(rows[:, 2].sum())
@@ -212,6 +220,9 @@ def train_ntuple(
                     eval_seed_base=EVAL_SEED_BASE,
                 )
                 model.save(out)
+                if tc_e.size:
+                    write_sparse(out / "tc_e.npz", tc_e)
+                    write_sparse(out / "tc_a.npz", tc_a)
     finally:
         bar.close()
         scalars.close()

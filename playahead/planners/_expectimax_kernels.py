@@ -7,15 +7,29 @@ is evaluated instead of expanded. A position with no legal move is worth 0.
 
 Every search function takes two tuples:
 
-* ``ctx = (moves, rewards, table, tt_keys, tt_values, counters)``: the game's row tables
-  (``uint16[2, 65536]``, ``int32[2, 65536]``), the evaluator (``float64[65536]``, see
-  :mod:`playahead.planners.evaluators`), the transposition table and ``counters:
-  int64[3]`` (nodes, tt hits, node limit); a node is a position reached by a legal
-  move. Once the node count passes the limit every chance node returns 0 at once: the
-  search is abandoned, and its caller must see ``counters[0] > counters[2]`` and throw
-  its values away (this is how a time budget stops a search that runs long).
-* ``cfg = (cutoff, reward_weight, stamp, shift, use_tt)``: ``reward_weight`` scales
-  the merge rewards added along the path (2048 only).
+* ``ctx = (moves, rewards, table, tt_keys, tt_values, counters, leaf)``: the game's row
+  tables (``uint16[2, 65536]``, ``int32[2, 65536]``), the evaluator (``float64[65536]``,
+  see :mod:`playahead.planners.evaluators`), the transposition table, ``counters:
+  int64[3]`` (nodes, tt hits, node limit; a node is a position reached by a legal move)
+  and the learned leaf ``leaf = (flat, runs, imgs, idx, dims)`` of an n-tuple net
+  (:func:`playahead.ntuple._kernels.fast_value`'s arrays, ``dims = [n_codes,
+  size]``; :data:`NO_LEAF` without one). Once the node count passes the limit every
+  chance node returns 0 at once: the search is abandoned, and its caller must see
+  ``counters[0] > counters[2]`` and throw its values away (this is how a time budget
+  stops a search that runs long).
+* ``cfg = (cutoff, reward_weight, stamp, shift, use_tt, learned)``: ``reward_weight``
+  scales the merge rewards added along the path (2048 only); ``learned`` 1 adds the
+  net's afterstate value to the table's value wherever a leaf is an afterstate.
+
+Learned leaves (``learned`` 1, with the score table, so values are expected final
+scores): a leaf is always an afterstate, whose value is the score so far plus the
+learned value ``V(afterstate, code)`` of the score still to come. In 2048 the leaves
+are afterstates already (a chance node cut by depth or probability, or a move of the
+last round). In Threes the last round's move is valued at its afterstate with the
+preview code of the card the search drew for it (0, 1, 2 for a 1, 2, 3; 3 for a bonus
+card) instead of averaging over the lines the card may enter; a 12288 afterstate is
+worth its score; depth 0 values the root moves with the env's preview code (the greedy
+n-tuple player); a card node cut by probability expands one more round of leaves.
 
 Transposition table: ``tt_keys: uint64[n, 2]`` (board, aux) and ``tt_values:
 float64[n]``, ``n = 2**(32 - shift)``, always-replace. ``aux = stamp << 24 |
@@ -33,6 +47,7 @@ import numba as nb
 import numpy as np
 
 from playahead.games._board64 import count_empty, max_rank, transpose
+from playahead.ntuple._kernels import fast_value, preview_code
 from playahead.planners.evaluators import evaluate_pair
 
 P_FOUR = 0.1
@@ -50,6 +65,16 @@ _U16 = np.uint64(16)
 _U24 = np.uint64(24)
 _U32 = np.uint64(32)
 _U48 = np.uint64(48)
+
+
+#: ``ctx[6]`` of a search without learned leaves (same types, never read).
+NO_LEAF = (
+    np.zeros(1, np.float32),
+    np.zeros((1, 1, 3), np.int64),
+    np.zeros(8, np.uint64),
+    np.zeros(8, np.int64),
+    np.ones(2, np.int64),
+)
 
 
 def new_table(bits: int) -> tuple[np.ndarray, np.ndarray]:
@@ -110,6 +135,13 @@ def _lookup_probe(board, aux, ctx, cfg):
 
 
 @nb.njit(cache=True)
+def _learned(board, code, ctx):
+    """The net's value of afterstate ``board`` (board orientation) with ``code``."""
+    flat, runs, imgs, idx, dims = ctx[6]
+    return fast_value(board, code, flat, runs, dims[0], dims[1], imgs, idx)
+
+
+@nb.njit(cache=True)
 def _store(slot, board, aux, value, ctx):
     ctx[3][slot, 0] = board
     ctx[3][slot, 1] = aux
@@ -128,8 +160,10 @@ def chance_2048(board, depth_left, cprob, ctx, cfg):
         return 0.0
     board_t = transpose(board)
     n = count_empty(board)
+    learned = cfg[5] == 1
     if depth_left <= 0 or cprob < cutoff or n == 0:
-        return evaluate_pair(board, board_t, table)
+        v = evaluate_pair(board, board_t, table)
+        return v + _learned(board, 0, ctx) if learned else v
     aux = (stamp << _U24) | (np.uint64(depth_left) << _U16)
     slot = np.int64(0)
     if use_tt:
@@ -158,10 +192,12 @@ def chance_2048(board, depth_left, cprob, ctx, cfg):
                     continue
                 counters[0] += 1
                 out_t = transpose(out)
+                after = out_t if vertical else out
                 if leaf:
                     v = evaluate_pair(out, out_t, table)
+                    if learned:
+                        v += _learned(after, 0, ctx)
                 else:
-                    after = out_t if vertical else out
                     v = chance_2048(after, depth_left - 1, child_prob, ctx, cfg)
                 if reward_weight != 0.0:
                     v += reward_weight * _reward(src, side, rewards)
@@ -231,9 +267,12 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg):
     if counters[0] > counters[2]:  # over the node limit: abandoned
         return 0.0
     board_t = transpose(board)
-    if depth_left <= 0 or cprob < cutoff:
+    learned = cfg[5] == 1
+    cut = depth_left <= 0 or cprob < cutoff
+    if cut and not learned:
         return evaluate_pair(board, board_t, table)
-    aux = (stamp << _U24) | (np.uint64(depth_left) << _U16) | np.uint64(deck)
+    use_tt = use_tt and not cut  # a cut learned node: one round of leaves, not cached
+    aux = (stamp << _U24) | (np.uint64(max(depth_left, 0)) << _U16) | np.uint64(deck)
     slot = np.int64(0)
     if use_tt:
         slot, hit = _lookup_probe(board, aux, ctx, cfg)
@@ -280,21 +319,25 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg):
                 diff = out ^ src
                 q = 1.0 / _moved_lines(diff)
                 child_prob = cprob * p * q
-                leaf = depth_left <= 1 or child_prob < cutoff
-                v = 0.0
-                for line in range(4):
-                    if (diff >> np.uint64(16 * line)) & _ROW == 0:
-                        continue
-                    x = _card_at(out, line, side, card)
-                    x_t = transpose(x)
-                    if leaf:
-                        v += evaluate_pair(x, x_t, table)
-                    else:
-                        child = x_t if vertical else x
-                        v += card_node(
-                            child, child_deck, depth_left - 1, child_prob, ctx, cfg
-                        )
-                v *= q
+                leaf = cut or depth_left <= 1 or child_prob < cutoff
+                if leaf and learned:  # the afterstate, before the drawn card enters
+                    after = transpose(out) if vertical else out
+                    v = evaluate_pair(out, transpose(out), table)
+                    v += _learned(after, 3 if option >= 3 else option, ctx)
+                else:
+                    v = 0.0
+                    for line in range(4):
+                        if (diff >> np.uint64(16 * line)) & _ROW == 0:
+                            continue
+                        x = _card_at(out, line, side, card)
+                        if leaf:
+                            v += evaluate_pair(x, transpose(x), table)
+                        else:
+                            child = transpose(x) if vertical else x
+                            v += card_node(
+                                child, child_deck, depth_left - 1, child_prob, ctx, cfg
+                            )
+                    v *= q
             if v > best:
                 best = v
         res += p * best
@@ -329,6 +372,11 @@ def root_threes(board, cards, depth, ctx, cfg):
         counters[0] += 1
         if _has_top_rank(out):
             values[a] = evaluate_pair(out, transpose(out), table)
+            continue
+        if depth == 0 and cfg[5] == 1:  # greedy on the learned afterstate value
+            after = transpose(out) if vertical else out
+            v = evaluate_pair(out, transpose(out), table)
+            values[a] = v + _learned(after, preview_code(cards), ctx)
             continue
         diff = out ^ src
         q = 1.0 / (_moved_lines(diff) * (hi - lo + 1))

@@ -20,6 +20,14 @@ expanded. With ``depth=None`` the depth follows the board: ``max(3, distinct ran
 depth and (Threes) the deck counts is shared by all root moves and emptied at each
 decision.
 
+Learned leaves: ``evaluator="ntuple:path=DIR"`` (spec
+``expectimax:evaluator=ntuple:path=DIR``, other options before or after it, e.g.
+``expectimax:depth=2,evaluator=ntuple:path=runs/2048-nt``; the path must not contain a
+comma) values the leaves with an n-tuple net of ``playahead train ntuple``: the score
+table plus the net's afterstate value, so values are expected final scores
+(``value_kind="score"``) and depth 0 is the greedy n-tuple player. Where the leaves sit
+is described in :mod:`playahead.planners._expectimax_kernels`.
+
 Fairness: the planner reads the position through ``clone_state()`` only (board, and for
 Threes the preview and the deck counts a player can count); it never reads the env's
 generator or the order of the deck. The search is exact, so it draws no chance at all;
@@ -71,8 +79,9 @@ class ExpectimaxAgent(Planner):
         prob_cutoff: chance branches with cumulative probability below this are
             evaluated instead of expanded (0 expands everything to ``depth``).
         evaluator: ``"monotonic"`` (2048, the default there), ``"features"`` (Threes,
-            the default there: tuned line features), ``"openness"`` (Threes) or
-            ``"score"`` (either game); from Python also an
+            the default there: tuned line features), ``"openness"`` (Threes),
+            ``"score"`` (either game) or ``"ntuple:path=DIR"`` (learned leaves from
+            the n-tuple model in ``DIR``, for the model's game); from Python also an
             :class:`~playahead.planners.evaluators.Evaluator` (e.g. one built by
             :func:`~playahead.planners.evaluators.weighted_table`).
         time_limit: seconds per decision (soft: a started iteration finishes), or None.
@@ -128,14 +137,17 @@ class ExpectimaxAgent(Planner):
                 f"prob_cutoff must be a number in [0, 1), got {prob_cutoff!r}"
             )
         self.prob_cutoff = float(prob_cutoff)
-        if (
+        self._leaf = None
+        if isinstance(evaluator, str) and evaluator.split(":")[0].strip() == "ntuple":
+            self._leaf = _load_leaf(evaluator)
+        elif (
             evaluator is not None
             and not isinstance(evaluator, Evaluator)
             and evaluator not in EVALUATORS
         ):
             raise ValueError(
-                f"unknown evaluator {evaluator!r}; choose from {sorted(EVALUATORS)} "
-                "(or none for the game's default)"
+                f"unknown evaluator {evaluator!r}; choose from {sorted(EVALUATORS)}, "
+                "ntuple:path=DIR (or none for the game's default)"
             )
         self.evaluator = evaluator
         self.max_depth = check_positive("max_depth", max_depth, allow_none=True)
@@ -173,13 +185,16 @@ class ExpectimaxAgent(Planner):
                 "expectimax plays 2048-v0 and Threes-v0 (playahead's own env classes); "
                 f"got {type(root.env).__name__}"
             )
-        if isinstance(self.evaluator, Evaluator):
+        state = root.env.clone_state()
+        if self._leaf is not None:
+            self._leaf.check(game, state)
+            ev = get_evaluator("score", game)
+        elif isinstance(self.evaluator, Evaluator):
             ev = self.evaluator
             if ev.game != game:
                 raise ValueError(f"evaluator {ev.name!r} is for {ev.game}, not {game}")
         else:
             ev = get_evaluator(self.evaluator or DEFAULT_EVALUATOR[game], game)
-        state = root.env.clone_state()
         board = np.uint64(state.board)
         cap = self.max_depth or DEFAULT_MAX_DEPTH[game]
         clock = time.perf_counter
@@ -228,7 +243,7 @@ class ExpectimaxAgent(Planner):
             "tt_hits": int(counters[1]),
             "depth": done,
             "budget_cut": done < depths[-1],
-            "evaluator": ev.name,
+            "evaluator": ev.name if self._leaf is None else "ntuple",
         }
         return Analysis(action, values, value_kind=ev.value_kind, stats=stats)
 
@@ -237,13 +252,15 @@ class ExpectimaxAgent(Planner):
             moves, rewards = twenty48.TABLES
         else:
             moves, rewards, _ = threes.tables(state.merge_6144)
-        ctx = (moves, rewards, ev.table, tt[0], tt[1], counters)
+        leaf = kernels.NO_LEAF if self._leaf is None else self._leaf.arrays
+        ctx = (moves, rewards, ev.table, tt[0], tt[1], counters, leaf)
         cfg = (
             self.prob_cutoff,
             float(ev.reward_weight),
             np.uint64(self._stamp),
             np.uint64(32 - self.tt_bits),
             self.transposition,
+            np.int64(self._leaf is not None),
         )
         if game == "2048":
             return kernels.root_2048(board, np.int64(depth), ctx, cfg)
@@ -258,6 +275,51 @@ class ExpectimaxAgent(Planner):
             self._tt = kernels.new_table(self.tt_bits if self.transposition else 1)
             self._stamp = 1
         return self._tt
+
+
+class _Leaf:
+    """An n-tuple model as ``ctx[6]`` of the compiled search."""
+
+    def __init__(self, model):
+        from playahead.ntuple._kernels import pattern_runs
+
+        self.model = model
+        runs = pattern_runs(model.cells)
+        self.arrays = (
+            model.weights.reshape(-1),
+            runs,
+            np.zeros(8, np.uint64),
+            np.zeros(8 * runs.shape[0], np.int64),
+            np.array(model.weights.shape[1:], np.int64),
+        )
+
+    def check(self, game: str, state) -> None:
+        """ValueError unless the model was trained on this game and rule variant."""
+        want = "2048-v0" if game == "2048" else "Threes-v0"
+        if self.model.env_id != want:
+            raise ValueError(
+                f"the ntuple leaf model plays {self.model.env_id}, not {want}"
+            )
+        merge = bool(self.model.env_kwargs.get("merge_6144", True))
+        if game == "Threes" and bool(state.merge_6144) != merge:
+            raise ValueError(
+                "the ntuple leaf model was trained on the other merge_6144 rule"
+            )
+
+
+def _load_leaf(spec: str) -> _Leaf:
+    """``"ntuple:path=DIR"`` -> the loaded model (ValueError with the syntax if the
+    path is missing, or with what is wrong with the files)."""
+    from playahead.ntuple.model import load_model
+
+    _, _, rest = spec.partition(":")
+    key, eq, path = rest.partition("=")
+    if key.strip() != "path" or not eq or not path.strip():
+        raise ValueError(
+            f"evaluator {spec!r}: learned leaves need a model directory, "
+            "evaluator=ntuple:path=DIR (spec: expectimax:evaluator=ntuple:path=DIR)"
+        )
+    return _Leaf(load_model(path.strip()))
 
 
 register_agent(

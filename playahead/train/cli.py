@@ -120,6 +120,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     nt.add_argument("--init", type=float, default=0.0, help="optimistic initial value")
     nt.add_argument(
+        "--tc",
+        action="store_true",
+        help="temporal coherence: per-weight learning rates |E|/A (Jaskowski's TC(0))",
+    )
+    nt.add_argument(
         "--eval-every",
         type=_positive_int,
         default=10_000,
@@ -158,6 +163,7 @@ def run_ntuple(args: argparse.Namespace) -> int:
             lr=args.lr,
             patterns=args.patterns,
             init=args.init,
+            tc=args.tc,
             env_kwargs=parse_overrides(args.env_kwarg),
             eval_every=args.eval_every,
             eval_games=args.eval_games,

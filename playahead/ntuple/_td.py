@@ -1,0 +1,176 @@
+"""Compiled afterstate TD(0) for n-tuple nets: greedy games and the backward pass.
+
+Training is the backward pass of TDL2048-Demo over each finished game: with
+``exact = 0`` at the end, each afterstate, last first, gets ``error = exact -
+V(after)``, then ``V += alpha * error`` spread over the ``8 * P`` lookups, and ``exact =
+r_move + r_chance_before + V(after)``. With temporal coherence (``tc``, Jaskowski's
+TC(0)) each weight ``i`` moves by ``alpha / (8 * P) * error * |E_i| / A_i`` instead (1
+while ``A_i`` is 0), then ``E_i += error`` and ``A_i += |error|``; a weight a board
+reads twice gets both steps, one after the other.
+
+Chance comes from the ``np.random.Generator`` the caller passes in, through the
+games' own compiled rules (:mod:`playahead.games.twenty48`,
+:mod:`playahead.games.threes`); the network only decides moves.
+
+Speed: :func:`play` writes the flat weight indices of every chosen afterstate into a
+trail while it picks moves, so :func:`learn` only reads, adds and re-reads them; all
+lookups go through :func:`~playahead.ntuple._kernels.lookups` (eight board images made
+with bit operations, each pattern cut out as runs of nibbles, loads prefetched).
+The values and updates are bit for bit those of ``value`` and ``update``.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from playahead.games import threes, twenty48
+from playahead.ntuple._kernels import lookups, preview_code, read
+from playahead.ntuple._prefetch import prefetch
+
+MAX_MOVES = 1 << 17  # longer than any 2048 (or Threes) game the 4-bit board can hold
+
+
+def trail_buffers(runs, moves: int = MAX_MOVES):
+    """``(trail, gains)`` for :func:`play`: int64[moves, 8 * P] and int64[moves]."""
+    return (
+        np.empty((moves, 8 * runs.shape[0]), np.int64),
+        np.empty(moves, np.int64),
+    )
+
+
+@nb.njit(cache=True)
+def play(game, weights, runs, rng, moves, rewards, bonus_preview, trail, gains):
+    """One greedy game on ``reward + V(afterstate)`` from a new start (``game`` 0 is
+    2048, 1 Threes; first action wins ties).
+
+    Records in ``trail[t]`` the flat weight indices of the ``t``-th afterstate (its
+    preview code included) and in ``gains[t]`` the reward that came after it (the
+    next move's plus, for Threes, the entering card's points). Returns ``(score,
+    top_rank, n_moves)``.
+    """
+    flat = weights.reshape(-1)
+    n_codes, size = weights.shape[1], weights.shape[2]
+    width = trail.shape[1]
+    imgs = np.empty(8, np.uint64)
+    idx = np.empty(4 * width, np.int64)
+    acts = np.empty(4, np.int64)
+    afts = np.empty(4, np.uint64)
+    rews = np.empty(4, np.int64)
+    if game == 0:
+        board = twenty48.new_game(rng)
+        cards = np.int64(0)
+    else:
+        board, cards = threes.new_game(rng, bonus_preview)
+    score = np.int64(0)
+    n = 0
+    while n < trail.shape[0]:
+        if game == 1 and twenty48.max_rank(board) == threes.RANK_12288:
+            break
+        code = preview_code(cards) if game == 1 else np.int64(0)
+        k = 0
+        for a in range(4):
+            if game == 0:
+                after, r = twenty48.move(board, a, moves, rewards)
+                if r < 0:
+                    continue
+            else:
+                after, moved, r = threes.move(board, a, moves, rewards)
+                if moved == 0:
+                    continue
+            acts[k], afts[k], rews[k] = a, after, r
+            lookups(after, code, runs, n_codes, size, imgs, idx, k * width, flat)
+            k += 1
+        if k == 0:
+            break
+        best = -np.inf
+        c = 0
+        for j in range(k):
+            v = np.float64(rews[j])
+            if game == 0 or twenty48.max_rank(afts[j]) != threes.RANK_12288:
+                v += read(flat, idx, j * width, width)
+            if v > best:
+                best, c = v, j
+        r = rews[c]
+        if n > 0:
+            gains[n - 1] += r
+        for q in range(width):
+            trail[n, q] = idx[c * width + q]
+        gains[n] = 0
+        if game == 0:
+            board = twenty48.spawn(afts[c], rng)
+            score += r
+        else:
+            board, cards, full = threes.turn(
+                board, cards, acts[c], rng, moves, rewards, bonus_preview
+            )
+            gains[n] = full - r  # the entering card's points
+            score += full
+        n += 1
+    return score, twenty48.max_rank(board), n
+
+
+@nb.njit(cache=True)
+def learn(trail, gains, n, alpha, flat, tc_e, tc_a):
+    """Backward TD(0) pass over one game's ``n`` afterstates (module docstring);
+    ``flat`` is ``weights.reshape(-1)``. Temporal coherence when ``tc_e`` (and
+    ``tc_a``, float32 like ``flat``) are not empty."""
+    width = trail.shape[1]
+    per = alpha / width
+    tc = tc_e.size > 0
+    exact = 0.0
+    for t in range(n - 1, -1, -1):
+        if t > 0:
+            for q in range(width):
+                prefetch(flat, trail[t - 1, q])
+        error = exact - read(flat, trail[t], 0, width)
+        if tc:
+            for q in range(width):
+                i = trail[t, q]
+                rate = 1.0
+                if tc_a[i] > 0:
+                    rate = abs(np.float64(tc_e[i])) / np.float64(tc_a[i])
+                flat[i] = np.float32(np.float64(flat[i]) + per * error * rate)
+                tc_e[i] = np.float32(np.float64(tc_e[i]) + error)
+                tc_a[i] = np.float32(np.float64(tc_a[i]) + abs(error))
+        else:
+            delta = per * error
+            for q in range(width):
+                i = trail[t, q]
+                flat[i] = np.float32(np.float64(flat[i]) + delta)
+        if t > 0:
+            exact = gains[t - 1] + read(flat, trail[t], 0, width)
+
+
+@nb.njit(cache=True)
+def train_games(
+    game,
+    n_games,
+    alpha,
+    weights,
+    runs,
+    rng,
+    moves,
+    rewards,
+    bonus_preview,
+    out,
+    tc_e,
+    tc_a,
+):
+    """Play and learn ``n_games`` games; ``out: int64[n_games, 3]`` gets each game's
+    (score, top rank, moves). ``tc_e``/``tc_a``: temporal-coherence accumulators
+    shaped like ``weights`` (size 0 for plain TD). Returns the number of TD
+    updates."""
+    trail = np.empty((MAX_MOVES, 8 * runs.shape[0]), np.int64)
+    gains = np.empty(MAX_MOVES, np.int64)
+    flat = weights.reshape(-1)
+    e, a = tc_e.reshape(-1), tc_a.reshape(-1)
+    updates = np.int64(0)
+    for g in range(n_games):
+        s, top, n = play(
+            game, weights, runs, rng, moves, rewards, bonus_preview, trail, gains
+        )
+        learn(trail, gains, n, alpha, flat, e, a)
+        out[g, 0], out[g, 1], out[g, 2] = s, top, n
+        updates += n
+    return updates

@@ -1,0 +1,228 @@
+"""Plain-Python n-tuple value, TD(0)/TC(0) training: the references the compiled
+kernels of ``playahead.ntuple`` are checked against.
+
+Boards are read into a 4x4 list grid; the 8 images are made with list flips and a
+transpose; weights are read one by one. Chance comes from the games' own rule
+functions (``twenty48.move/spawn/new_game``, ``threes.move/turn/new_game``) with the
+same generator, so a seed gives the same games as the kernels. Sums follow the
+documented order (one float64 partial sum per image over the patterns, then a balanced
+tree of the eight), weights are float32 and each addition is rounded once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from playahead.games import threes, twenty48
+
+
+def grid(board) -> list[list[int]]:
+    """uint64 board -> 4x4 list of ranks."""
+    b = int(board)
+    return [[(b >> (4 * (4 * r + c))) & 15 for c in range(4)] for r in range(4)]
+
+
+def image(g, s):
+    """Image ``s`` of grid ``g``: mirror columns if ``s & 2``, rows if ``s & 1``,
+    then transpose if ``s >= 4`` (cells of a pattern read on it are its image s)."""
+    if s & 2:
+        g = [row[::-1] for row in g]
+    if s & 1:
+        g = g[::-1]
+    if s >= 4:
+        g = [list(col) for col in zip(*g, strict=True)]
+    return g
+
+
+def indices(board, patterns) -> list[tuple[int, int]]:
+    """``(p, index)`` of the 8 * P lookups, pattern-major, images 0..7."""
+    images = [image(grid(board), s) for s in range(8)]
+    out = []
+    for p, pattern in enumerate(patterns):
+        for g in images:
+            flat = [v for row in g for v in row]
+            out.append((p, sum(flat[c] << (4 * j) for j, c in enumerate(pattern))))
+    return out
+
+
+def preview_code(cards) -> int:
+    lo, hi = (int(cards) >> 9) & 15, int(cards) >> 13
+    return lo - 1 if lo == hi and 1 <= lo <= 3 else 3
+
+
+def value(board, code, weights, patterns) -> float:
+    lanes = [0.0] * 8
+    for q, (p, i) in enumerate(indices(board, patterns)):
+        lanes[q % 8] += float(weights[p, code, i])
+    a = lanes
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))
+
+
+def _add(arr, key, x):
+    arr[key] = np.float32(float(arr[key]) + x)
+
+
+def td_step(board, code, exact, alpha, weights, patterns, tc=None) -> float:
+    """One backward TD step on afterstate ``board``; returns its new value."""
+    lookups = indices(board, patterns)
+    error = exact - value(board, code, weights, patterns)
+    per = alpha / len(lookups)
+    for p, i in lookups:
+        key = (p, code, i)
+        if tc is None:
+            _add(weights, key, per * error)
+            continue
+        e, a = tc
+        rate = abs(float(e[key])) / float(a[key]) if a[key] > 0 else 1.0
+        _add(weights, key, per * error * rate)
+        _add(e, key, error)
+        _add(a, key, abs(error))
+    return value(board, code, weights, patterns)
+
+
+def play(game, weights, patterns, rng, moves, rewards, bonus_preview):
+    """One greedy game: ``(afterstates, codes, gains, score, top_rank)``."""
+    if game == 0:
+        board, cards = np.uint64(twenty48.new_game(rng)), 0
+    else:
+        board, cards = threes.new_game(rng, bonus_preview)
+    board = np.uint64(board)
+    afters, codes, gains, score = [], [], [], 0
+    while not (game == 1 and twenty48.max_rank(board) == threes.RANK_12288):
+        code = preview_code(cards) if game == 1 else 0
+        best, choice = -np.inf, None
+        for a in range(4):
+            if game == 0:
+                after, r = twenty48.move(board, a, moves, rewards)
+                legal = r >= 0
+            else:
+                after, moved, r = threes.move(board, a, moves, rewards)
+                legal = moved != 0
+            if not legal:
+                continue
+            v = float(r)
+            if game == 0 or twenty48.max_rank(after) != threes.RANK_12288:
+                v += value(after, code, weights, patterns)
+            if v > best:
+                best, choice = v, (a, after, int(r))
+        if choice is None:
+            break
+        a, after, r = choice
+        after = np.uint64(after)  # numba returns uint64 results as Python ints
+        if gains:
+            gains[-1] += r
+        afters.append(after)
+        codes.append(code)
+        if game == 0:
+            board = np.uint64(twenty48.spawn(after, rng))
+            gains.append(0)
+            score += r
+        else:
+            board, cards, full = threes.turn(
+                board, cards, a, rng, moves, rewards, bonus_preview
+            )
+            board = np.uint64(board)
+            gains.append(int(full) - r)
+            score += int(full)
+    return afters, codes, gains, score, int(twenty48.max_rank(board))
+
+
+def train(game, n_games, alpha, weights, patterns, rng, rules, tc=None):
+    """Play and learn ``n_games`` games in place; rows of (score, top rank, moves)."""
+    moves, rewards, bonus = rules
+    rows = []
+    for _ in range(n_games):
+        afters, codes, gains, score, top = play(
+            game, weights, patterns, rng, moves, rewards, bonus
+        )
+        exact = 0.0
+        for t in range(len(afters) - 1, -1, -1):
+            v = td_step(afters[t], codes[t], exact, alpha, weights, patterns, tc)
+            if t > 0:
+                exact = gains[t - 1] + v
+        rows.append((score, top, len(afters)))
+    return rows
+
+
+# ------------------------------------------- expectimax with learned leaves (faces)
+
+
+def _packed(board, game):
+    faces = np.array(board)
+    return np.uint64(
+        twenty48.from_faces(faces) if game == "2048" else threes.from_faces(faces)
+    )
+
+
+def expectimax_2048(board, depth, cutoff, weights, patterns):
+    """Value of each first move (None where illegal): merge rewards along the path
+    plus the learned value of the afterstate where the search stops (the reference
+    expectimax of ``naive_expectimax`` with this value as its evaluator)."""
+    from tests.naive_expectimax import values_2048
+
+    def learned(b):
+        return value(_packed(b, "2048"), 0, weights, patterns)
+
+    return values_2048(board, depth, cutoff, learned)
+
+
+def card_code(card: int) -> int:
+    """Preview code of a drawn card face: 1, 2, 3 -> 0, 1, 2; a bonus card -> 3."""
+    return card - 1 if card <= 3 else 3
+
+
+def expectimax_threes(board, deck, preview, depth, cutoff, weights, patterns):
+    """Value of each first move (None where illegal) as expected final scores: the
+    score of the afterstate where the search stops plus its learned value, with the
+    preview code of the card about to enter (``preview``: the faces the env's preview
+    allows; depth 0 uses the env's code)."""
+    from tests import reference as ref
+    from tests.naive_expectimax import _put, next_cards
+
+    def over(b):
+        return any(12288 in row for row in b)
+
+    def leaf(after, code):
+        v = float(ref.score_threes(after))
+        return v + value(_packed(after, "Threes"), code, weights, patterns)
+
+    def card_value(b, dk, d, cprob):
+        cut = d <= 0 or cprob < cutoff
+        total = 0.0
+        for card, p, deck_after in next_cards(b, dk):
+            best = 0.0
+            for a in range(4):
+                after, moved = ref.move_threes(b, a)
+                if not moved:
+                    continue
+                cells = ref.spawn_cells_threes(a, moved)
+                child_prob = cprob * p / len(cells)
+                if over(after):
+                    v = float(ref.score_threes(after))
+                elif cut or d <= 1 or child_prob < cutoff:
+                    v = leaf(after, card_code(card))
+                else:
+                    v = sum(
+                        card_value(_put(after, c, card), deck_after, d - 1, child_prob)
+                        for c in cells
+                    ) / len(cells)
+                best = max(best, v)
+            total += p * best
+        return total
+
+    code = card_code(preview[0]) if len(preview) == 1 else 3
+    values = []
+    for a in range(4):
+        after, moved = ref.move_threes(board, a)
+        if not moved:
+            values.append(None)
+        elif over(after):
+            values.append(float(ref.score_threes(after)))
+        elif depth == 0:
+            values.append(leaf(after, code))
+        else:
+            cells = ref.spawn_cells_threes(a, moved)
+            kids = [_put(after, c, card) for card in preview for c in cells]
+            p = 1.0 / len(kids)
+            values.append(sum(p * card_value(k, deck, depth, p) for k in kids))
+    return values

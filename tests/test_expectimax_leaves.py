@@ -1,0 +1,152 @@
+"""Expectimax with learned n-tuple leaves (``evaluator=ntuple:path=DIR``): the compiled
+search against a plain-Python reference on random boards for 2048 and Threes, depth 0
+is the greedy n-tuple player, fairness, spec parsing and errors."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import playahead
+from playahead.games import threes, twenty48
+from playahead.ntuple.model import NTupleModel
+from playahead.planners.expectimax import ExpectimaxAgent
+from tests import naive_ntuple as naive
+from tests.test_expectimax import (
+    assert_ignores_the_env_generator,
+    assert_values_match,
+    env_2048,
+    env_threes,
+    random_2048,
+    random_preview,
+    random_threes,
+)
+
+PATTERNS = ("012", "459")
+CELLS = [tuple(int(c, 16) for c in p) for p in PATTERNS]
+
+
+def model_dir(tmp_path, env_id, seed=0, **env_kwargs):
+    """A saved net with random weights (afterstate values of a few hundred points)."""
+    model = NTupleModel.new(env_id, PATTERNS, env_kwargs=env_kwargs)
+    rng = np.random.default_rng(seed)
+    model.weights[:] = rng.normal(0, 20, size=model.weights.shape)
+    return model.save(tmp_path / f"{env_id}-{seed}")
+
+
+def weights_of(path):
+    from playahead.ntuple.model import load_model
+
+    return load_model(path).weights
+
+
+@pytest.mark.parametrize(
+    ("seed", "depth", "cutoff", "tt"),
+    [(0, 1, 0.0, True), (1, 1, 0.05, False), (2, 2, 0.0, True), (3, 2, 0.01, False)],
+)
+def test_2048_learned_leaves_match_reference(tmp_path, seed, depth, cutoff, tt):
+    rng = np.random.default_rng(seed)
+    path = model_dir(tmp_path, "2048-v0", seed)
+    for _ in range(2):
+        faces = random_2048(rng, int(rng.integers(10, 14)))
+        if twenty48.is_over(twenty48.from_faces(faces), *twenty48.TABLES):
+            continue
+        agent = playahead.make_agent(
+            f"expectimax:depth={depth},prob_cutoff={cutoff},transposition={tt},"
+            f"evaluator=ntuple:path={path}",
+            seed=0,
+        )
+        got = agent.analyze(env_2048(faces, score=40))
+        assert got.value_kind == "score" and got.stats["evaluator"] == "ntuple"
+        want = naive.expectimax_2048(
+            faces.tolist(), depth, cutoff, weights_of(path), CELLS
+        )
+        assert_values_match(got.values - 40, want)  # expected final score: 40 so far
+
+
+@pytest.mark.parametrize(
+    ("seed", "depth", "cutoff", "tt"),
+    [(0, 1, 0.0, True), (1, 1, 0.05, False), (2, 2, 1e-3, True), (3, 2, 0.0, False)],
+)
+def test_threes_learned_leaves_match_reference(tmp_path, seed, depth, cutoff, tt):
+    rng = np.random.default_rng(seed)
+    path = model_dir(tmp_path, "Threes-v0", seed)
+    weights = weights_of(path)
+    for _ in range(2):
+        top_rank = int(rng.integers(5, 10))
+        faces = random_threes(rng, int(rng.integers(9, 13)), top_rank)
+        if threes.is_over(threes.from_faces(faces), *threes.tables(True)[:2]):
+            continue
+        deck = tuple(int(x) for x in rng.integers(0, 3, 3))
+        window, preview = random_preview(rng, int(faces.max()))
+        agent = ExpectimaxAgent(
+            depth=depth,
+            prob_cutoff=cutoff,
+            transposition=tt,
+            evaluator=f"ntuple:path={path}",
+            seed=0,
+        )
+        got = agent.analyze(env_threes(faces, deck, window))
+        want = naive.expectimax_threes(
+            faces.tolist(), deck, preview, depth, cutoff, weights, CELLS
+        )
+        assert_values_match(got.values, want)
+
+
+def _played(env_id):
+    env = gym.make(env_id)
+    env.reset(seed=4)
+    for _ in range(6):
+        env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+    return env
+
+
+HIGH_LAST_CELL = [[2, 4, 0, 0], [0, 0, 0, 0], [0, 0, 8, 0], [0, 0, 0, 1024]]
+
+
+@pytest.mark.parametrize(
+    "make_env",
+    [
+        lambda: _played("2048-v0"),
+        lambda: _played("Threes-v0"),
+        lambda: env_2048(np.array(HIGH_LAST_CELL)),  # a board word above 2**63
+    ],
+)
+def test_depth_0_is_the_greedy_ntuple_player(tmp_path, make_env):
+    """Depth 0 values each move by the net's afterstate value (plus the score so
+    far, a constant), as the ``ntuple`` agent does."""
+    env = make_env()
+    path = model_dir(tmp_path, env.spec.id, 5)
+    greedy = playahead.make_agent(f"ntuple:path={path}", seed=0).analyze(env)
+    search = playahead.make_agent(
+        f"expectimax:evaluator=ntuple:path={path},depth=0", seed=0
+    ).analyze(env)
+    legal = ~np.isnan(greedy.values)
+    np.testing.assert_array_equal(np.isnan(search.values), ~legal)
+    shift = search.values[legal] - greedy.values[legal]
+    np.testing.assert_allclose(shift, shift[0], rtol=1e-12)
+    assert search.action == greedy.action
+
+
+def test_learned_leaves_ignore_the_env_generator(tmp_path):
+    path = model_dir(tmp_path, "Threes-v0", 6)
+    spec = f"expectimax:depth=2,evaluator=ntuple:path={path}"
+    assert_ignores_the_env_generator(lambda: playahead.make_agent(spec, seed=3))
+
+
+def test_learned_leaf_errors(tmp_path):
+    path = model_dir(tmp_path, "2048-v0")
+    threes_env = gym.make("Threes-v0")
+    threes_env.reset(seed=0)
+    agent = playahead.make_agent(f"expectimax:depth=1,evaluator=ntuple:path={path}")
+    with pytest.raises(ValueError, match="plays 2048-v0, not Threes-v0"):
+        agent.act(threes_env)
+    for spec in ("expectimax:evaluator=ntuple", "expectimax:evaluator=ntuple:dir=x"):
+        with pytest.raises(ValueError, match="ntuple:path=DIR"):
+            playahead.make_agent(spec)
+    with pytest.raises(ValueError, match="missing"):
+        playahead.make_agent(f"expectimax:evaluator=ntuple:path={tmp_path / 'none'}")
+    other = model_dir(tmp_path, "Threes-v0", merge_6144=False)
+    with pytest.raises(ValueError, match="merge_6144"):
+        ExpectimaxAgent(depth=1, evaluator=f"ntuple:path={other}").act(threes_env)
