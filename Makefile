@@ -84,8 +84,8 @@ clean:
 	rm -rf $(VENV) $(TP_VENV) build *.egg-info
 
 # Strength benchmark: named settings over seeded games (resumable), results files in
-# benchmarks/results/. `make strength SETTING=threes-d2`; `python -m benchmarks strength
+# benchmarks/results/. `make strength SETTING=threes-features-d2`; `python -m benchmarks strength
 # --list` names the settings.
-SETTING ?= threes-d2
+SETTING ?= threes-features-d2
 strength: $(VENV)/.test-installed
 	$(PY) -m benchmarks strength --setting $(SETTING)

@@ -1,8 +1,8 @@
 """Strength benchmark: named agent settings over seeded games, one results file each.
 
     python -m benchmarks strength --list
-    python -m benchmarks strength --setting threes-d2 [--games N] [--workers W]
-    python -m benchmarks strength --setting threes-d2 --replay 7
+    python -m benchmarks strength --setting threes-features-d2 [--games N] [--workers W]
+    python -m benchmarks strength --setting threes-features-d2 --replay 7
 
 A run plays its games through :func:`playahead.evaluate.evaluate` with an SQLite store
 under ``runs/strength/`` (re-running resumes: only missing games are played), then
@@ -46,9 +46,15 @@ class Setting:
 SETTINGS: dict[str, Setting] = {
     "threes-default": Setting("Threes-v0", "expectimax", 60),
     "threes-nobudget": Setting("Threes-v0", "expectimax:budget=none", 60),
-    "threes-d1": Setting("Threes-v0", "expectimax:depth=1", 100),
-    "threes-d2": Setting("Threes-v0", "expectimax:depth=2", 100),
-    "threes-d3": Setting("Threes-v0", "expectimax:depth=3", 100),
+    "threes-openness-d1": Setting(
+        "Threes-v0", "expectimax:depth=1,evaluator=openness", 100
+    ),
+    "threes-openness-d2": Setting(
+        "Threes-v0", "expectimax:depth=2,evaluator=openness", 100
+    ),
+    "threes-openness-d3": Setting(
+        "Threes-v0", "expectimax:depth=3,evaluator=openness", 100
+    ),
     "threes-features-d1": Setting(
         "Threes-v0", "expectimax:depth=1,evaluator=features", 100
     ),
@@ -277,7 +283,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.list or args.setting is None:
         for key, s in SETTINGS.items():
-            print(f"{key:16} {s.env:10} {s.agent:28} {s.games} games, seed {s.seed}")
+            print(f"{key:20} {s.env:10} {s.agent:40} {s.games} games, seed {s.seed}")
         return
     if args.replay is not None:
         print(json.dumps(replay(args.setting, args.replay)))
