@@ -86,7 +86,9 @@ def play(ev: Evaluator, seeds: list[int], depth: int) -> list[int]:
 
 
 def _strategy(popsize: int, seed: int, sigma: float):
-    import cma
+    from playahead._extras import require
+
+    cma = require("cma", "python -m benchmarks tune-threes")
 
     opts = {"popsize": popsize, "seed": seed, "verbose": -9}
     return cma.CMAEvolutionStrategy(start_vector(), sigma, opts)

@@ -19,6 +19,7 @@ EXTRA_OF = {
     "starlette": "serve",
     "uvicorn": "serve",
     "pydantic": "serve",
+    "cma": "tune",
 }
 
 
