@@ -31,6 +31,8 @@ import numpy as np
 from playahead.planners.evaluators import (
     FEATURES,
     OPENNESS_WEIGHTS,
+    TUNED_LOST,
+    TUNED_WEIGHTS,
     Evaluator,
     weighted_table,
 )
@@ -53,9 +55,16 @@ def decode(x) -> tuple[dict[str, float], float]:
     return weights, abs(float(x[-1]))
 
 
-def start_vector() -> np.ndarray:
-    """The openness evaluator as a vector (the search starts there)."""
-    return np.array([OPENNESS_WEIGHTS.get(n, 0.0) for n in FEATURES] + [START_LOST])
+def start_vector(start: str | None = None) -> np.ndarray:
+    """Where the search starts: the openness evaluator, or ``"tuned"`` for the
+    evaluator's current weights (:data:`TUNED_WEIGHTS`, :data:`TUNED_LOST`)."""
+    if start is None:
+        weights, lost = OPENNESS_WEIGHTS, START_LOST
+    elif start == "tuned":
+        weights, lost = TUNED_WEIGHTS, TUNED_LOST
+    else:
+        raise ValueError(f"start must be none or 'tuned', got {start!r}")
+    return np.array([weights.get(n, 0.0) for n in FEATURES] + [lost])
 
 
 def evaluator(weights: dict[str, float], lost: float) -> Evaluator:
@@ -85,13 +94,13 @@ def play(ev: Evaluator, seeds: list[int], depth: int) -> list[int]:
     return scores
 
 
-def _strategy(popsize: int, seed: int, sigma: float):
+def _strategy(popsize: int, seed: int, sigma: float, start: str | None = None):
     from playahead._extras import require
 
     cma = require("cma", "python -m benchmarks tune-threes")
 
     opts = {"popsize": popsize, "seed": seed, "verbose": -9}
-    return cma.CMAEvolutionStrategy(start_vector(), sigma, opts)
+    return cma.CMAEvolutionStrategy(start_vector(start), sigma, opts)
 
 
 def run(
@@ -103,6 +112,7 @@ def run(
     seed: int = 1,
     sigma: float = 2.0,
     progress=print,
+    start: str | None = None,
 ) -> dict:
     """Run (or resume) the tuning; returns the contents of ``best.json``."""
     out.mkdir(parents=True, exist_ok=True)
@@ -117,7 +127,7 @@ def run(
     done = []
     if log.exists():
         done = [json.loads(line) for line in log.read_text().splitlines() if line]
-    es = _strategy(popsize, seed, sigma)
+    es = _strategy(popsize, seed, sigma, start)
     for record in done:
         if record["settings"] != settings:
             raise ValueError(
@@ -180,6 +190,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1, help="CMA-ES seed")
     parser.add_argument("--sigma", type=float, default=2.0, help="initial step size")
     parser.add_argument("--out", type=Path, default=Path("runs/tune-threes"))
+    parser.add_argument(
+        "--start",
+        choices=["tuned"],
+        help="start from the evaluator's current tuned weights (default: openness)",
+    )
     args = parser.parse_args(argv)
     for name in ("generations", "popsize", "games"):
         if not 1 <= getattr(args, name) <= 100_000:

@@ -112,3 +112,16 @@ def test_tuner_logs_every_game_and_resumes(tmp_path):
     assert again == best
     with pytest.raises(ValueError, match="written with"):
         tune_threes.run(out, 3, 2, 3, 0, progress=lambda s: None)
+
+
+def test_tuner_can_start_from_the_tuned_weights(tmp_path):
+    from benchmarks import tune_threes
+
+    start = tune_threes.start_vector("tuned")
+    weights, lost = tune_threes.decode(start)
+    assert weights == pytest.approx(ev.TUNED_WEIGHTS) and lost == ev.TUNED_LOST
+    tune_threes.run(tmp_path, 1, 2, 1, 0, progress=lambda s: None, start="tuned")
+    record = json.loads((tmp_path / "log.jsonl").read_text())
+    assert record["settings"]["start_x"] == pytest.approx(start.tolist())
+    with pytest.raises(ValueError, match="written with"):
+        tune_threes.run(tmp_path, 2, 2, 1, 0, progress=lambda s: None)

@@ -28,7 +28,7 @@ SEARCH_AGENTS = (
     "greedy",
     "mc:n_rollouts=1000",
     "mcts:n_simulations=2000",
-    "expectimax:depth=3",
+    "expectimax:depth=2",
 )
 
 
