@@ -124,6 +124,9 @@ def run(
         "seed": seed,
         "sigma": sigma,
     }
+    if start is not None:
+        settings["start"] = start
+        settings["start_x"] = [float(v) for v in start_vector(start)]
     done = []
     if log.exists():
         done = [json.loads(line) for line in log.read_text().splitlines() if line]
