@@ -184,6 +184,45 @@ def run(
     return best
 
 
+#: Entropy of the seeds of :func:`compare` (neither tuning nor evaluation games).
+COMPARE_ENTROPY = 777
+
+
+def compare(out: Path, depth: int, games: int) -> dict:
+    """Play the distribution mean of ``out``'s last logged generation against the
+    evaluator's current tuned weights on the same ``games`` seeded games at ``depth``;
+    writes and returns ``<out>/compare-d<depth>.json`` (per-game scores of both, the
+    mean paired difference and its normal 95% interval)."""
+    from playahead.planners.evaluators import get_evaluator
+
+    lines = (out / "log.jsonl").read_text().splitlines()
+    last = json.loads(lines[-1])
+    weights, lost = decode(np.array(last["mean_x"]))
+    seeds = [
+        int(
+            np.random.SeedSequence(COMPARE_ENTROPY, spawn_key=(i,)).generate_state(1)[0]
+        )
+        for i in range(games)
+    ]
+    mine = play(evaluator(weights, lost), seeds, depth)
+    tuned = play(get_evaluator("features", "Threes"), seeds, depth)
+    diff = np.array(mine, dtype=float) - np.array(tuned, dtype=float)
+    half = 1.96 * diff.std(ddof=1) / np.sqrt(games) if games > 1 else float("nan")
+    result = {
+        "command": f"python -m benchmarks tune-threes --compare {out.as_posix()} "
+        f"--depth {depth} --games {games}",
+        "generation": last["generation"],
+        "depth": depth,
+        "seeds": seeds,
+        "log_mean": mine,
+        "tuned": tuned,
+        "mean_difference": float(diff.mean()),
+        "ci95": [float(diff.mean() - half), float(diff.mean() + half)],
+    }
+    (out / f"compare-d{depth}.json").write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks tune-threes")
     parser.add_argument("--generations", type=int, default=30)
@@ -198,12 +237,26 @@ def main(argv: list[str] | None = None) -> None:
         choices=["tuned"],
         help="start from the evaluator's current tuned weights (default: openness)",
     )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="DIR",
+        help="play DIR's last distribution mean against the tuned weights instead",
+    )
     args = parser.parse_args(argv)
     for name in ("generations", "popsize", "games"):
         if not 1 <= getattr(args, name) <= 100_000:
             parser.error(f"--{name} must be in 1..100000")
     if not 0 <= args.depth <= 4:
         parser.error("--depth must be in 0..4")
+    if args.compare is not None:
+        r = compare(args.compare, args.depth, args.games)
+        print(
+            f"generation {r['generation']} mean {np.mean(r['log_mean']):,.0f}, tuned "
+            f"{np.mean(r['tuned']):,.0f}: difference {r['mean_difference']:,.0f}, "
+            f"95% CI [{r['ci95'][0]:,.0f}, {r['ci95'][1]:,.0f}]"
+        )
+        return
     best = run(
         args.out,
         args.generations,

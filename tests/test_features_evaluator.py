@@ -125,3 +125,16 @@ def test_tuner_can_start_from_the_tuned_weights(tmp_path):
     assert record["settings"]["start_x"] == pytest.approx(start.tolist())
     with pytest.raises(ValueError, match="written with"):
         tune_threes.run(tmp_path, 2, 2, 1, 0, progress=lambda s: None)
+
+
+def test_compare_plays_the_log_mean_against_the_tuned_weights(tmp_path):
+    from benchmarks import tune_threes
+
+    tune_threes.run(tmp_path, 1, 2, 1, 0, progress=lambda s: None)
+    result = tune_threes.compare(tmp_path, 0, 3)
+    assert len(result["log_mean"]) == len(result["tuned"]) == len(result["seeds"]) == 3
+    diffs = [a - b for a, b in zip(result["log_mean"], result["tuned"], strict=True)]
+    assert result["mean_difference"] == pytest.approx(sum(diffs) / 3)
+    assert result["ci95"][0] <= result["mean_difference"] <= result["ci95"][1]
+    on_disk = json.loads((tmp_path / "compare-d0.json").read_text())
+    assert on_disk == json.loads(json.dumps(result))
