@@ -43,10 +43,13 @@ NAMES = (*FEATURES, "lost")
 START_LOST = 90.0  # the openness table's smallest line
 
 
+def _seed(entropy: int, *key: int) -> int:
+    return int(np.random.SeedSequence(entropy, spawn_key=key).generate_state(1)[0])
+
+
 def game_seed(generation: int, index: int) -> int:
     """Seed of tuning game ``index`` of ``generation``."""
-    seq = np.random.SeedSequence(TUNE_ENTROPY, spawn_key=(generation, index))
-    return int(seq.generate_state(1)[0])
+    return _seed(TUNE_ENTROPY, generation, index)
 
 
 def decode(x) -> tuple[dict[str, float], float]:
@@ -198,12 +201,7 @@ def compare(out: Path, depth: int, games: int) -> dict:
     lines = (out / "log.jsonl").read_text().splitlines()
     last = json.loads(lines[-1])
     weights, lost = decode(np.array(last["mean_x"]))
-    seeds = [
-        int(
-            np.random.SeedSequence(COMPARE_ENTROPY, spawn_key=(i,)).generate_state(1)[0]
-        )
-        for i in range(games)
-    ]
+    seeds = [_seed(COMPARE_ENTROPY, i) for i in range(games)]
     mine = play(evaluator(weights, lost), seeds, depth)
     tuned = play(get_evaluator("features", "Threes"), seeds, depth)
     diff = np.array(mine, dtype=float) - np.array(tuned, dtype=float)

@@ -38,19 +38,11 @@ class NTupleAgent(Planner):
         self.path = str(path)
 
     def _analyze(self, root: Root, rng: np.random.Generator, deadline: float):
-        env_id = _KINDS.get(root.kind)
-        if env_id != self.model.env_id:
-            raise ValueError(
-                f"this ntuple model plays {self.model.env_id}, not "
-                f"{type(root.env).__name__}"
-            )
         from playahead.ntuple.train import rules
 
         state = root.env.clone_state()
-        if env_id == "Threes-v0" and bool(state.merge_6144) != bool(
-            self.model.env_kwargs.get("merge_6144", True)
-        ):
-            raise ValueError("the model was trained on the other merge_6144 rule")
+        env_id = _KINDS.get(root.kind, type(root.env).__name__)
+        self.model.check_position(env_id, state)
         moves, rewards, _ = rules(self.model)
         board = np.uint64(state.board)
         cards = np.int64(getattr(state, "cards", 0))

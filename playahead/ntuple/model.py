@@ -95,6 +95,17 @@ class NTupleModel:
         """0 for 2048, 1 for Threes (the kernels' ``game`` argument)."""
         return ENVS.index(self.env_id)
 
+    def check_position(self, env_id: str, state) -> None:
+        """ValueError unless this model was trained on ``env_id`` and, for Threes, on
+        the rule variant (``merge_6144``) of ``state``, a ``clone_state()``."""
+        if env_id != self.env_id:
+            raise ValueError(f"the ntuple model plays {self.env_id}, not {env_id}")
+        merge = bool(self.env_kwargs.get("merge_6144", True))
+        if env_id == "Threes-v0" and bool(state.merge_6144) != merge:
+            raise ValueError(
+                "the ntuple model was trained on the other merge_6144 rule"
+            )
+
     def save(self, out: str | Path) -> Path:
         """Write ``weights.npz`` and ``model.json`` into directory ``out``."""
         out = Path(out)

@@ -321,9 +321,9 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg):
                 child_prob = cprob * p * q
                 leaf = cut or depth_left <= 1 or child_prob < cutoff
                 if leaf and learned:  # the afterstate, before the drawn card enters
-                    after = transpose(out) if vertical else out
-                    v = evaluate_pair(out, transpose(out), table)
-                    v += _learned(after, 3 if option >= 3 else option, ctx)
+                    out_t = transpose(out)
+                    v = evaluate_pair(out, out_t, table)
+                    v += _learned(out_t if vertical else out, min(option, 3), ctx)
                 else:
                     v = 0.0
                     for line in range(4):
@@ -374,9 +374,11 @@ def root_threes(board, cards, depth, ctx, cfg):
             values[a] = evaluate_pair(out, transpose(out), table)
             continue
         if depth == 0 and cfg[5] == 1:  # greedy on the learned afterstate value
-            after = transpose(out) if vertical else out
-            v = evaluate_pair(out, transpose(out), table)
-            values[a] = v + _learned(after, preview_code(cards), ctx)
+            out_t = transpose(out)
+            v = evaluate_pair(out, out_t, table)
+            values[a] = v + _learned(
+                out_t if vertical else out, preview_code(cards), ctx
+            )
             continue
         diff = out ^ src
         q = 1.0 / (_moved_lines(diff) * (hi - lo + 1))

@@ -52,14 +52,10 @@ MONO_SUM_WEIGHT = 11.0
 MONO_MERGES_WEIGHT = 700.0
 MONO_EMPTY_WEIGHT = 270.0
 
-# Openness weights (per line; a board counts every cell in one row and one column).
+# Openness (per line; a board counts every cell in one row and one column): the
+# constant below plus the features of :data:`OPENNESS_WEIGHTS`.
 OPEN_LOST = 100.0
-OPEN_EMPTY = 3.0
-OPEN_MERGE = 4.0
-OPEN_DOUBLE = 2.0
-OPEN_TRAPPED = 5.0
-OPEN_EDGE = 3.0
-OPEN_EDGE_MIN_RANK = 5  # a 12
+OPEN_EDGE_MIN_RANK = 5  # a 12: the smallest card the "edge" feature rewards
 
 _ROW = np.uint64(0xFFFF)
 
@@ -149,41 +145,14 @@ def monotonic_line(line):
 
 
 @nb.njit(cache=True)
-def openness_line(line):
-    """Threes openness of one line; [1, 2, 0, 0] -> 100 + 2 * 3 (empty) + 4 (1 + 2)."""
-    total = OPEN_LOST
-    top = 0
-    for i in range(4):
-        c = line[i]
-        top = max(top, c)
-        if c == 0:
-            total += OPEN_EMPTY
-            continue
-        if i < 3:
-            d = line[i + 1]
-            if d != 0:
-                if c + d == 3 or (c == d and c >= 3):
-                    total += OPEN_MERGE
-                if c >= 3 and d >= 3 and (c == d + 1 or d == c + 1):
-                    total += OPEN_DOUBLE
-        left_wall = i == 0 or (line[i - 1] >= 3 and c < line[i - 1])
-        right_wall = i == 3 or (line[i + 1] >= 3 and c < line[i + 1])
-        if left_wall and right_wall:
-            total -= OPEN_TRAPPED
-    if top >= OPEN_EDGE_MIN_RANK and (line[0] == top or line[3] == top):
-        total += OPEN_EDGE
-    return total
-
-
-@nb.njit(cache=True)
-def _line_table(kind):
-    """float64[65536] of a line score (0 monotonic, 1 openness) over all 16-bit rows."""
+def _monotonic_table():
+    """float64[65536]: :func:`monotonic_line` of every 16-bit row."""
     out = np.empty(1 << 16, dtype=np.float64)
     line = np.empty(4, dtype=np.int64)
     for row in range(1 << 16):
         for i in range(4):
             line[i] = (row >> (4 * i)) & 0xF
-        out[row] = monotonic_line(line) if kind == 0 else openness_line(line)
+        out[row] = monotonic_line(line)
     return out
 
 
@@ -201,7 +170,8 @@ FEATURES = (
     "small",  # 1s and 2s
     "stuck",  # neighbours 1-1 or 2-2 (they cannot merge)
 )
-#: The openness evaluator written as feature weights (a start for tuning).
+#: The openness evaluator as feature weights: its table is ``OPEN_LOST`` plus this
+#: weighted sum of the features (tuning starts here too).
 OPENNESS_WEIGHTS = {
     "empty": 3.0,
     "merge": 4.0,
@@ -312,9 +282,13 @@ def weighted_table(weights: dict[str, float], lost: float) -> np.ndarray:
         raise ValueError(f"unknown features {sorted(unknown)}; known: {FEATURES}")
     if not (np.isfinite(lost) and lost >= 0):
         raise ValueError(f"lost must be a finite number >= 0, got {lost!r}")
-    w = np.array([float(weights.get(name, 0.0)) for name in FEATURES])
-    table = w @ feature_tables()
+    table = _weighted_sum(weights)
     return table - table.min() + float(lost)
+
+
+def _weighted_sum(weights: dict[str, float]) -> np.ndarray:
+    w = np.array([float(weights.get(name, 0.0)) for name in FEATURES])
+    return w @ feature_tables()
 
 
 def _score_table(game: str) -> tuple[np.ndarray, float]:
@@ -357,7 +331,9 @@ def get_evaluator(name: str, game: str) -> Evaluator:
         table, reward_weight = _score_table(game)
     elif name == "features":
         table, reward_weight = weighted_table(TUNED_WEIGHTS, TUNED_LOST), 0.0
+    elif name == "openness":
+        table, reward_weight = OPEN_LOST + _weighted_sum(OPENNESS_WEIGHTS), 0.0
     else:
-        table, reward_weight = _line_table(0 if name == "monotonic" else 1), 0.0
+        table, reward_weight = _monotonic_table(), 0.0
     table.setflags(write=False)
     return Evaluator(name, game, table, reward_weight, kind)

@@ -187,7 +187,7 @@ class ExpectimaxAgent(Planner):
             )
         state = root.env.clone_state()
         if self._leaf is not None:
-            self._leaf.check(game, state)
+            self._leaf.model.check_position(f"{game}-v0", state)
             ev = get_evaluator("score", game)
         elif isinstance(self.evaluator, Evaluator):
             ev = self.evaluator
@@ -292,19 +292,6 @@ class _Leaf:
             np.zeros(8 * runs.shape[0], np.int64),
             np.array(model.weights.shape[1:], np.int64),
         )
-
-    def check(self, game: str, state) -> None:
-        """ValueError unless the model was trained on this game and rule variant."""
-        want = "2048-v0" if game == "2048" else "Threes-v0"
-        if self.model.env_id != want:
-            raise ValueError(
-                f"the ntuple leaf model plays {self.model.env_id}, not {want}"
-            )
-        merge = bool(self.model.env_kwargs.get("merge_6144", True))
-        if game == "Threes" and bool(state.merge_6144) != merge:
-            raise ValueError(
-                "the ntuple leaf model was trained on the other merge_6144 rule"
-            )
 
 
 def _load_leaf(spec: str) -> _Leaf:
