@@ -152,13 +152,13 @@ def search(game, faces, depth, cards=0, table=None):
     keys, values = kernels.new_table(10)
     moves, rewards = twenty48.TABLES if game == "2048" else threes.tables(True)[:2]
     counters = np.array([0, 0, 1 << 62])
-    ctx = (moves, rewards, table, keys, values, counters, kernels.NO_LEAF)
-    cfg = (0.0, 0.0, np.uint64(1), np.uint64(22), True, np.int64(0))
+    ctx = (moves, rewards, table, keys, values, counters)
+    cfg = (0.0, 0.0, np.uint64(1), np.uint64(22), True)
     if game == "2048":
         board = np.uint64(twenty48.from_faces(faces))
-        return kernels.root_2048(board, np.int64(depth), ctx, cfg)
+        return kernels.root_2048(board, np.int64(depth), ctx, cfg, None)
     board = np.uint64(threes.from_faces(faces))
-    return kernels.root_threes(board, np.int64(cards), np.int64(depth), ctx, cfg)
+    return kernels.root_threes(board, np.int64(cards), np.int64(depth), ctx, cfg, None)
 
 
 OPEN_2048 = [[2, 0, 0, 0], [4, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 8]]

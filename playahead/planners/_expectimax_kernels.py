@@ -5,31 +5,35 @@ search plays the root move, then ``d`` times (chance, best move), and evaluates 
 last board. A chance node whose cumulative probability ``cprob`` is below ``cutoff``
 is evaluated instead of expanded. A position with no legal move is worth 0.
 
-Every search function takes two tuples:
+Every search function takes two tuples and the learned leaf:
 
-* ``ctx = (moves, rewards, table, tt_keys, tt_values, counters, leaf)``: the game's row
+* ``ctx = (moves, rewards, table, tt_keys, tt_values, counters)``: the game's row
   tables (``uint16[2, 65536]``, ``int32[2, 65536]``), the evaluator (``float64[65536]``,
-  see :mod:`playahead.planners.evaluators`), the transposition table, ``counters:
-  int64[3]`` (nodes, tt hits, node limit; a node is a position reached by a legal move)
-  and the learned leaf ``leaf = (flat, runs, imgs, idx, dims)`` of an n-tuple net
-  (:func:`playahead.ntuple._kernels.fast_value`'s arrays, ``dims = [n_codes,
-  size]``; :data:`NO_LEAF` without one). Once the node count passes the limit every
-  chance node returns 0 at once: the search is abandoned, and its caller must see
-  ``counters[0] > counters[2]`` and throw its values away (this is how a time budget
-  stops a search that runs long).
-* ``cfg = (cutoff, reward_weight, stamp, shift, use_tt, learned)``: ``reward_weight``
-  scales the merge rewards added along the path (2048 only); ``learned`` 1 adds the
-  net's afterstate value to the table's value wherever a leaf is an afterstate.
+  see :mod:`playahead.planners.evaluators`), the transposition table and ``counters:
+  int64[3]`` (nodes, tt hits, node limit; a node is a position reached by a legal
+  move). Once the node count passes the limit every chance node that would expand
+  returns 0 at once: the search is abandoned, and its caller must see ``counters[0] >
+  counters[2]`` and throw its values away (this is how a time budget stops a search
+  that runs long).
+* ``cfg = (cutoff, reward_weight, stamp, shift, use_tt)``: ``reward_weight`` scales
+  the merge rewards added along the path (2048 only).
+* ``net``: None, or the learned leaf ``(flat, runs, imgs, idx, dims)`` of an n-tuple
+  net (:func:`playahead.ntuple._kernels.fast_value`'s arrays, ``dims = [n_codes,
+  size]``), whose afterstate value is added to the table's value wherever a leaf is an
+  afterstate. It is an argument of its own, tested only as ``net is None``, so numba
+  compiles the search without a net with the learned branches pruned away and ``ctx``
+  stays small (each recursive call copies it; a bigger ``ctx``, or the learned code
+  left in the plain search, slows it visibly in ``python -m benchmarks expectimax``).
 
-Learned leaves (``learned`` 1, with the score table, so values are expected final
-scores): a leaf is always an afterstate, whose value is the score so far plus the
-learned value ``V(afterstate, code)`` of the score still to come. In 2048 the leaves
-are afterstates already (a chance node cut by depth or probability, or a move of the
-last round). In Threes the last round's move is valued at its afterstate with the
-preview code of the card the search drew for it (0, 1, 2 for a 1, 2, 3; 3 for a bonus
-card) instead of averaging over the lines the card may enter; a 12288 afterstate is
-worth its score; depth 0 values the root moves with the env's preview code (the greedy
-n-tuple player); a card node cut by probability expands one more round of leaves.
+Learned leaves (with the score table, so values are expected final scores): a leaf is
+always an afterstate, whose value is the score so far plus the learned value
+``V(afterstate, code)`` of the score still to come. In 2048 the leaves are afterstates
+already (a chance node cut by depth or probability, or a move of the last round). In
+Threes the last round's move is valued at its afterstate with the preview code of the
+card the search drew for it (0, 1, 2 for a 1, 2, 3; 3 for a bonus card) instead of
+averaging over the lines the card may enter; a 12288 afterstate is worth its score;
+depth 0 values the root moves with the env's preview code (the greedy n-tuple player); a
+card node cut by probability expands one more round of leaves.
 
 Transposition table: ``tt_keys: uint64[n, 2]`` (board, aux) and ``tt_values:
 float64[n]``, ``n = 2**(32 - shift)``, always-replace. ``aux = stamp << 24 |
@@ -65,16 +69,6 @@ _U16 = np.uint64(16)
 _U24 = np.uint64(24)
 _U32 = np.uint64(32)
 _U48 = np.uint64(48)
-
-
-#: ``ctx[6]`` of a search without learned leaves (same types, never read).
-NO_LEAF = (
-    np.zeros(1, np.float32),
-    np.zeros((1, 1, 3), np.int64),
-    np.zeros(8, np.uint64),
-    np.zeros(8, np.int64),
-    np.ones(2, np.int64),
-)
 
 
 def new_table(bits: int) -> tuple[np.ndarray, np.ndarray]:
@@ -135,9 +129,9 @@ def _lookup_probe(board, aux, ctx, cfg):
 
 
 @nb.njit(cache=True)
-def _learned(board, code, ctx):
+def _learned(board, code, net):
     """The net's value of afterstate ``board`` (board orientation) with ``code``."""
-    flat, runs, imgs, idx, dims = ctx[6]
+    flat, runs, imgs, idx, dims = net
     return fast_value(board, code, flat, runs, dims[0], dims[1], imgs, idx)
 
 
@@ -152,18 +146,19 @@ def _store(slot, board, aux, value, ctx):
 
 
 @nb.njit(cache=True)
-def chance_2048(board, depth_left, cprob, ctx, cfg):
+def chance_2048(board, depth_left, cprob, ctx, cfg, net):
     """Expected value of a 2048 afterstate: a 2 (0.9) or 4 (0.1) on each empty cell."""
     moves, rewards, table, counters = ctx[0], ctx[1], ctx[2], ctx[5]
     cutoff, reward_weight, stamp, use_tt = cfg[0], cfg[1], cfg[2], cfg[4]
-    if counters[0] > counters[2]:  # over the node limit: abandoned
-        return 0.0
     board_t = transpose(board)
     n = count_empty(board)
-    learned = cfg[5] == 1
     if depth_left <= 0 or cprob < cutoff or n == 0:
         v = evaluate_pair(board, board_t, table)
-        return v + _learned(board, 0, ctx) if learned else v
+        if net is not None:
+            v += _learned(board, 0, net)
+        return v
+    if counters[0] > counters[2]:  # over the node limit: abandoned
+        return 0.0
     aux = (stamp << _U24) | (np.uint64(depth_left) << _U16)
     slot = np.int64(0)
     if use_tt:
@@ -195,10 +190,10 @@ def chance_2048(board, depth_left, cprob, ctx, cfg):
                 after = out_t if vertical else out
                 if leaf:
                     v = evaluate_pair(out, out_t, table)
-                    if learned:
-                        v += _learned(after, 0, ctx)
+                    if net is not None:
+                        v += _learned(after, 0, net)
                 else:
-                    v = chance_2048(after, depth_left - 1, child_prob, ctx, cfg)
+                    v = chance_2048(after, depth_left - 1, child_prob, ctx, cfg, net)
                 if reward_weight != 0.0:
                     v += reward_weight * _reward(src, side, rewards)
                 if v > best:
@@ -211,7 +206,7 @@ def chance_2048(board, depth_left, cprob, ctx, cfg):
 
 
 @nb.njit(cache=True)
-def root_2048(board, depth, ctx, cfg):
+def root_2048(board, depth, ctx, cfg, net):
     """float64[4]: the value of each first move (NaN if illegal)."""
     moves, rewards, counters = ctx[0], ctx[1], ctx[5]
     values = np.full(4, np.nan)
@@ -226,7 +221,7 @@ def root_2048(board, depth, ctx, cfg):
         counters[0] += 1
         after = transpose(out) if vertical else out
         values[a] = cfg[1] * _reward(src, side, rewards) + chance_2048(
-            after, depth, 1.0, ctx, cfg
+            after, depth, 1.0, ctx, cfg, net
         )
     return values
 
@@ -252,7 +247,7 @@ def _card_at(out, line, side, card):
 
 
 @nb.njit(cache=True)
-def card_node(board, deck, depth_left, cprob, ctx, cfg):
+def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
     """Expected value of a Threes board whose next card is still unknown.
 
     ``deck = ones | twos << 3 | threes << 6`` counts the basic cards left. The next
@@ -264,13 +259,13 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg):
     """
     moves, table, counters = ctx[0], ctx[2], ctx[5]
     cutoff, stamp, use_tt = cfg[0], cfg[2], cfg[4]
+    board_t = transpose(board)
+    cut = depth_left <= 0 or cprob < cutoff
+    if net is None:
+        if cut:
+            return evaluate_pair(board, board_t, table)
     if counters[0] > counters[2]:  # over the node limit: abandoned
         return 0.0
-    board_t = transpose(board)
-    learned = cfg[5] == 1
-    cut = depth_left <= 0 or cprob < cutoff
-    if cut and not learned:
-        return evaluate_pair(board, board_t, table)
     use_tt = use_tt and not cut  # a cut learned node: one round of leaves, not cached
     aux = (stamp << _U24) | (np.uint64(max(depth_left, 0)) << _U16) | np.uint64(deck)
     slot = np.int64(0)
@@ -320,12 +315,15 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg):
                 q = 1.0 / _moved_lines(diff)
                 child_prob = cprob * p * q
                 leaf = cut or depth_left <= 1 or child_prob < cutoff
-                if leaf and learned:  # the afterstate, before the drawn card enters
-                    out_t = transpose(out)
-                    v = evaluate_pair(out, out_t, table)
-                    v += _learned(out_t if vertical else out, min(option, 3), ctx)
-                else:
-                    v = 0.0
+                v = 0.0
+                expand = True
+                if net is not None:
+                    if leaf:  # the afterstate, before the drawn card enters
+                        out_t = transpose(out)
+                        v = evaluate_pair(out, out_t, table)
+                        v += _learned(out_t if vertical else out, min(option, 3), net)
+                        expand = False
+                if expand:
                     for line in range(4):
                         if (diff >> np.uint64(16 * line)) & _ROW == 0:
                             continue
@@ -335,7 +333,13 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg):
                         else:
                             child = transpose(x) if vertical else x
                             v += card_node(
-                                child, child_deck, depth_left - 1, child_prob, ctx, cfg
+                                child,
+                                child_deck,
+                                depth_left - 1,
+                                child_prob,
+                                ctx,
+                                cfg,
+                                net,
                             )
                     v *= q
             if v > best:
@@ -347,7 +351,7 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg):
 
 
 @nb.njit(cache=True)
-def root_threes(board, cards, depth, ctx, cfg):
+def root_threes(board, cards, depth, ctx, cfg, net):
     """float64[4]: the value of each first move (NaN if illegal).
 
     ``cards`` is the env's cards word: the deck counts after the preview was taken
@@ -373,13 +377,14 @@ def root_threes(board, cards, depth, ctx, cfg):
         if _has_top_rank(out):
             values[a] = evaluate_pair(out, transpose(out), table)
             continue
-        if depth == 0 and cfg[5] == 1:  # greedy on the learned afterstate value
-            out_t = transpose(out)
-            v = evaluate_pair(out, out_t, table)
-            values[a] = v + _learned(
-                out_t if vertical else out, preview_code(cards), ctx
-            )
-            continue
+        if net is not None:
+            if depth == 0:  # greedy on the learned afterstate value
+                out_t = transpose(out)
+                v = evaluate_pair(out, out_t, table)
+                values[a] = v + _learned(
+                    out_t if vertical else out, preview_code(cards), net
+                )
+                continue
         diff = out ^ src
         q = 1.0 / (_moved_lines(diff) * (hi - lo + 1))
         v = 0.0
@@ -388,7 +393,7 @@ def root_threes(board, cards, depth, ctx, cfg):
                 if (diff >> np.uint64(16 * line)) & _ROW:
                     x = _card_at(out, line, side, card)
                     child = transpose(x) if vertical else x
-                    v += card_node(child, deck, depth, q, ctx, cfg)
+                    v += card_node(child, deck, depth, q, ctx, cfg, net)
         values[a] = v * q
     return values
 

@@ -252,20 +252,19 @@ class ExpectimaxAgent(Planner):
             moves, rewards = twenty48.TABLES
         else:
             moves, rewards, _ = threes.tables(state.merge_6144)
-        leaf = kernels.NO_LEAF if self._leaf is None else self._leaf.arrays
-        ctx = (moves, rewards, ev.table, tt[0], tt[1], counters, leaf)
+        net = None if self._leaf is None else self._leaf.arrays
+        ctx = (moves, rewards, ev.table, tt[0], tt[1], counters)
         cfg = (
             self.prob_cutoff,
             float(ev.reward_weight),
             np.uint64(self._stamp),
             np.uint64(32 - self.tt_bits),
             self.transposition,
-            np.int64(self._leaf is not None),
         )
         if game == "2048":
-            return kernels.root_2048(board, np.int64(depth), ctx, cfg)
+            return kernels.root_2048(board, np.int64(depth), ctx, cfg, net)
         return kernels.root_threes(
-            board, np.int64(state.cards), np.int64(depth), ctx, cfg
+            board, np.int64(state.cards), np.int64(depth), ctx, cfg, net
         )
 
     def _table(self) -> tuple[np.ndarray, np.ndarray]:
