@@ -115,6 +115,13 @@ def test_resume_continues_the_step_count_and_the_replay_buffer(tmp_path):
     assert (out / "checkpoints" / "dqn_512_steps.zip").is_file()
     assert buffer_size(out) == 512  # the first 256 transitions were kept
     assert len(list((out / "checkpoints").glob("dqn_replay_buffer_*"))) == 1
+    # the training cost is carried across the resume
+    first = json.loads((out / "checkpoints" / "dqn_cost_256_steps.json").read_text())
+    total = json.loads((out / "cost.json").read_text())
+    assert first["steps"] == 256 and total["steps"] == 512
+    assert 0 < first["cpu_seconds"] < total["cpu_seconds"]
+    assert first["wall_seconds"] < total["wall_seconds"]
+    assert total["clock"] == "process_time" and total["complete"]
     with pytest.raises(ValueError, match="cannot change n_envs"):
         train("dqn", "2048-v0", steps=1024, out=out, resume=True, n_envs=8)
     with pytest.raises(ValueError, match="holds a dqn run on 2048-v0"):
@@ -153,9 +160,12 @@ def test_ctrl_c_saves_a_checkpoint_to_resume_from(tmp_path, monkeypatch, capsys)
     assert (out / "checkpoints" / "ppo_128_steps.zip").is_file()
     assert "--resume" in capsys.readouterr().err
     assert not (out / "model.zip").exists()
+    (out / "checkpoints" / "ppo_cost_128_steps.json").unlink()  # an older run's files
     train("ppo", "2048-v0", steps=256, out=out, resume=True)
     agent = playahead.make_agent(f"ppo:path={out},trusted=true")
     assert agent.model.num_timesteps == 256
+    cost = json.loads((out / "cost.json").read_text())
+    assert cost["steps"] == 256 and not cost["complete"]  # a lower bound
     assert agent.model._n_updates == 2  # one PPO update per 128-step rollout
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
+import time
 from collections import deque
 from pathlib import Path
 
@@ -22,14 +24,27 @@ class RunCheckpoint(CheckpointCallback):
     that can also save on demand (Ctrl-C, end of run) and keeps only the newest
     replay buffer, which is by far the largest file.
 
+    Every save also writes ``{algo}_cost_{steps}_steps.json`` beside the checkpoint:
+    the CPU seconds (``time.process_time``, this process: the learner and in-process
+    envs) and wall seconds the run has spent up to it, counted across resumes, so the
+    run's training cost is known however many times it stopped.
+
     Args:
         every: env steps between checkpoints (rounded to whole vector steps).
         folder: where ``{algo}_{steps}_steps.zip`` and friends go.
         algo: file name prefix.
         n_envs: envs per vector step.
+        resumed_from: the checkpoint this run continues (its cost is carried on).
     """
 
-    def __init__(self, every: int, folder: Path, algo: str, n_envs: int):
+    def __init__(
+        self,
+        every: int,
+        folder: Path,
+        algo: str,
+        n_envs: int,
+        resumed_from: Path | None = None,
+    ):
         super().__init__(
             save_freq=max(int(every) // n_envs, 1),
             save_path=str(folder),
@@ -40,6 +55,8 @@ class RunCheckpoint(CheckpointCallback):
         self.every = max(int(every), 1)
         self._trained = None  # on-policy: steps whose rollouts have been trained on
         self._saved_at = 0
+        self._base = read_cost(resumed_from) if resumed_from else _NO_COST
+        self._cpu0, self._wall0 = time.process_time(), time.perf_counter()
 
     def _on_policy(self) -> bool:
         return getattr(self.model, "rollout_buffer", None) is not None
@@ -86,7 +103,46 @@ class RunCheckpoint(CheckpointCallback):
         normalizer = self.model.get_vec_normalize_env()
         if normalizer is not None:
             normalizer.save(self._checkpoint_path("vecnormalize_", extension="pkl"))
+        cost = self.cost()
+        Path(self._checkpoint_path("cost_", extension="json")).write_text(
+            json.dumps(cost, indent=2) + "\n"
+        )
         return path
+
+    def cost(self) -> dict:
+        """The run's training cost so far (see the class docstring)."""
+        return {
+            "steps": int(self.model.num_timesteps),
+            "cpu_seconds": round(
+                self._base["cpu_seconds"] + time.process_time() - self._cpu0, 3
+            ),
+            "wall_seconds": round(
+                self._base["wall_seconds"] + time.perf_counter() - self._wall0, 3
+            ),
+            "clock": "process_time",
+            "complete": self._base["complete"],
+        }
+
+
+_NO_COST = {"cpu_seconds": 0.0, "wall_seconds": 0.0, "complete": True}
+
+
+def read_cost(checkpoint: Path) -> dict:
+    """The cost record saved with ``checkpoint`` (``{algo}_{steps}_steps.zip``); a
+    checkpoint without one (written before costs were recorded) counts as 0 with
+    ``"complete": False``, so the total is marked a lower bound."""
+    name = checkpoint.name.replace("_steps.zip", "_steps.json")
+    algo, _, rest = name.partition("_")
+    path = checkpoint.with_name(f"{algo}_cost_{rest}")
+    try:
+        saved = json.loads(path.read_text())
+        return {
+            "cpu_seconds": float(saved["cpu_seconds"]),
+            "wall_seconds": float(saved["wall_seconds"]),
+            "complete": bool(saved.get("complete", True)),
+        }
+    except (OSError, ValueError, KeyError, TypeError):
+        return {"cpu_seconds": 0.0, "wall_seconds": 0.0, "complete": False}
 
 
 class SelfPlaySnapshots(BaseCallback):
@@ -168,11 +224,13 @@ class RunCallbacks:
     all: CallbackList
 
 
-def make_callbacks(cfg: TrainConfig, out: Path, n_envs: int) -> RunCallbacks:
+def make_callbacks(
+    cfg: TrainConfig, out: Path, n_envs: int, resumed_from: Path | None = None
+) -> RunCallbacks:
     """Checkpoints every ``cfg.checkpoint_every`` steps, game statistics, and
     self-play snapshots when ``cfg.self_play_every`` is set."""
     checkpoint = RunCheckpoint(
-        cfg.checkpoint_every, out / "checkpoints", cfg.algo, n_envs
+        cfg.checkpoint_every, out / "checkpoints", cfg.algo, n_envs, resumed_from
     )
     callbacks: list[BaseCallback] = [checkpoint, GameStats()]
     if cfg.self_play_every:

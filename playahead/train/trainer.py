@@ -6,8 +6,10 @@ A run directory (``out``) ends up holding::
     config.json        the exact configuration, hyperparameters included
     versions.json      Python, platform and library versions
     vecnormalize.pkl   reward-normalisation statistics (when ``normalize`` is set)
+    cost.json          training cost: steps, CPU and wall seconds (across resumes)
     checkpoints/       {algo}_{steps}_steps.zip every ``checkpoint_every`` steps, on
-                       Ctrl-C and at the end; DQN's latest replay buffer beside them
+                       Ctrl-C and at the end, each with its {algo}_cost_... .json;
+                       DQN's latest replay buffer beside them
     selfplay/          the opponent snapshot (with ``self_play_every``)
     tb/                TensorBoard logs (``tensorboard --logdir out/tb``)
 
@@ -186,7 +188,7 @@ def run(cfg: TrainConfig) -> Path:
 
     from playahead.train.callbacks import make_callbacks
 
-    callbacks = make_callbacks(cfg, out, n_envs)
+    callbacks = make_callbacks(cfg, out, n_envs, checkpoint)
     remaining = steps - model.num_timesteps
     if remaining <= 0 and checkpoint is not None:
         print(
@@ -216,6 +218,9 @@ def run(cfg: TrainConfig) -> Path:
     callbacks.checkpoint.save_now(model)
     path = out / "model.zip"
     model.save(path)
+    (out / "cost.json").write_text(
+        json.dumps(callbacks.checkpoint.cost(), indent=2) + "\n"
+    )
     if model.get_vec_normalize_env() is not None:
         model.get_vec_normalize_env().save(str(out / "vecnormalize.pkl"))
     return path
