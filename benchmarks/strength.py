@@ -64,6 +64,9 @@ SETTINGS: dict[str, Setting] = {
     "threes-features-d3": Setting(
         "Threes-v0", "expectimax:depth=3,evaluator=features", 100
     ),
+    "threes-features-d4": Setting(
+        "Threes-v0", "expectimax:depth=4,evaluator=features", 20
+    ),
     "2048-default": Setting("2048-v0", "expectimax", 20),
     "2048-d2": Setting("2048-v0", "expectimax:max_depth=2", 100),
 }
