@@ -27,6 +27,10 @@ if __name__ == "__main__":
         from benchmarks import strength
 
         strength.main(sys.argv[2:])
+    elif sys.argv[1:2] == ["comparison"]:  # see benchmarks/comparison.py
+        from benchmarks import comparison
+
+        comparison.main(sys.argv[2:])
     elif sys.argv[1:2] == ["tune-threes"]:  # see benchmarks/tune_threes.py
         from benchmarks import tune_threes
 
