@@ -3,12 +3,13 @@
     python -m benchmarks comparison --env Threes-v0 [--games 50] [--workers 1]
     python -m benchmarks comparison --env 2048-v0 --list
 
-Plays every agent of :data:`AGENTS` for the env through :func:`playahead.evaluate.evaluate`
-(store ``runs/comparison/<env>.sqlite``: re-running resumes, and agents added later play
-only their own games), then writes ``benchmarks/results/comparison/<env>.json`` (the
-evaluator's JSON: every game of every agent, paired bootstrap differences) and
-``<env>.md``: one row per agent with its mean, 95% CI, reach rates, thinking time, the
-paired difference against greedy, and for a learned agent its training budget and cost.
+Plays every agent of :data:`AGENTS` for the env through
+:func:`playahead.evaluate.evaluate` (store ``runs/comparison/<env>.sqlite``: re-running
+resumes, and agents added later play only their own games), then writes
+``benchmarks/results/comparison/<env>.json`` (the evaluator's JSON: every game of every
+agent, paired bootstrap differences) and ``<env>.md``: one row per agent with its mean,
+95% CI, reach rates, thinking time, the paired difference against greedy, and for a
+learned agent its training budget and cost.
 
 The learned agents load from run directories under ``runs/`` that the listed
 ``playahead train`` commands rebuild (same seed, same network); an agent whose run is
@@ -41,8 +42,9 @@ class Entry:
     train: str | None = None
 
 
-def _learned(game: str, env: str, net: str, ppo: str, dqn: str) -> list[Entry]:
-    games = {"Threes-v0": "2000000 --resume", "2048-v0": "100000"}[env]
+def _learned(env: str, net: str, ppo: str, dqn: str) -> list[Entry]:
+    """The learned agents: an n-tuple net (greedy, and as expectimax leaves), PPO,
+    DQN."""
     net_cmd = {
         "Threes-v0": (
             f"playahead train ntuple --env {env} --games 200000 --seed 0 "
@@ -50,7 +52,7 @@ def _learned(game: str, env: str, net: str, ppo: str, dqn: str) -> list[Entry]:
             f"then --games 6000000 --eval-every 500000, each with --resume"
         ),
         "2048-v0": (
-            f"playahead train ntuple --env {env} --games {games} --seed 0 "
+            f"playahead train ntuple --env {env} --games 100000 --seed 0 "
             f"--eval-every 10000 --eval-games 100 --out {net}"
         ),
     }[env]
@@ -83,7 +85,6 @@ AGENTS: dict[str, list[Entry]] = {
         Entry("expectimax depth 1, tuned features", "expectimax:depth=1"),
         Entry("expectimax depth 2, tuned features", "expectimax:depth=2"),
         *_learned(
-            "threes",
             "Threes-v0",
             "runs/threes-nt-6m",
             "runs/threes-ppo-10m",
@@ -98,7 +99,6 @@ AGENTS: dict[str, list[Entry]] = {
         Entry("expectimax depth 1, monotonic", "expectimax:depth=1"),
         Entry("expectimax depth 2, monotonic", "expectimax:depth=2"),
         *_learned(
-            "2048",
             "2048-v0",
             "runs/2048-nt-100k",
             "runs/2048-ppo-10m",
@@ -142,7 +142,8 @@ def training_cost(run: str | Path) -> dict | None:
 
 
 def _tensorboard_span(folder: Path) -> float | None:
-    """Seconds from the first to the last event of the TensorBoard logs in ``folder``."""
+    """Seconds from the first to the last event of the TensorBoard logs under
+    ``folder``."""
     try:
         from tensorboard.backend.event_processing.event_accumulator import (
             EventAccumulator,
@@ -155,7 +156,9 @@ def _tensorboard_span(folder: Path) -> float | None:
         acc.Reload()
         for tag in acc.Tags().get("scalars", []):
             for event in acc.Scalars(tag):
-                first = event.wall_time if first is None else min(first, event.wall_time)
+                first = (
+                    event.wall_time if first is None else min(first, event.wall_time)
+                )
                 last = event.wall_time if last is None else max(last, event.wall_time)
     return None if first is None else last - first
 
@@ -191,7 +194,9 @@ def run(
 
     entries, missing = available(env)
     for e in missing:
-        print(f"left out {e.spec}: no {e.run} (build it with: {e.train})", file=sys.stderr)
+        print(
+            f"left out {e.spec}: no {e.run} (build it with: {e.train})", file=sys.stderr
+        )
     stores.mkdir(parents=True, exist_ok=True)
     results.mkdir(parents=True, exist_ok=True)
     store = stores / f"{env}.sqlite"
@@ -257,20 +262,23 @@ def markdown(env: str, entries: list[Entry], data: dict) -> str:
                 lo, hi = sorted(sign * x for x in p["ci95"])
                 vs = f"{d:+,.0f} [{lo:,.0f}, {hi:,.0f}]"
         cost = (data["training"].get(e.spec) or {}).get("cost")
-        reach = " | ".join(f"{100 * a['milestones'][t]:.0f}%" for t in tiles)
+        reach = " | ".join(f"{100 * a['milestones'][str(t)]:.0f}%" for t in tiles)
         lines.append(
             f"| {e.label} | `{e.spec}` | {a['mean']:,.0f} | "
             f"[{a['ci95'][0]:,.0f}, {a['ci95'][1]:,.0f}] | {a['median']:,.0f} | "
-            f"{reach} | {1000 * a['seconds_per_move']:.2g} | {vs} | "
+            f"{reach} | {_ms(a['seconds_per_move'])} | {vs} | "
             f"{_cost_cell(cost)} |"
         )
-    lines.append("")
-    lines.append("Training commands (same seed, same network):")
-    lines.append("")
-    for e in entries:
-        if e.train:
-            lines.append(f"- `{e.spec}`: `{e.train}`")
+    trained = [e for e in entries if e.train]
+    if trained:
+        lines += ["", "Training commands (same seed, same network):", ""]
+        lines += [f"- `{e.spec}`: `{e.train}`" for e in trained]
     return "\n".join(lines) + "\n"
+
+
+def _ms(seconds: float) -> str:
+    ms = 1000 * seconds
+    return f"{ms:.2g}" if ms < 1 else f"{ms:.1f}" if ms < 10 else f"{ms:,.0f}"
 
 
 def main(argv: list[str] | None = None) -> None:
