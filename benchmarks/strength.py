@@ -35,12 +35,24 @@ STORES = Path("runs") / "strength"
 
 @dataclasses.dataclass(frozen=True)
 class Setting:
-    """One named benchmark setting."""
+    """One named benchmark setting; ``build``: the command that makes what the agent
+    loads (a learned net under ``runs/``), if anything."""
 
     env: str
     agent: str
     games: int
     seed: int = 0
+    build: str | None = None
+
+
+#: The Threes n-tuple net of ``benchmarks/results/ntuple-threes/`` (weights not
+#: committed: this rebuilds them, the same network for the same seed).
+THREES_NET = "runs/threes-nt-6m"
+_BUILD_THREES_NET = (
+    "playahead train ntuple --env Threes-v0 --games 6000000 --seed 0 "
+    f"--out {THREES_NET} (evaluation options and resumes as in "
+    "benchmarks/results/ntuple-threes/)"
+)
 
 
 SETTINGS: dict[str, Setting] = {
@@ -66,6 +78,18 @@ SETTINGS: dict[str, Setting] = {
     ),
     "threes-features-d4": Setting(
         "Threes-v0", "expectimax:depth=4,evaluator=features", 20
+    ),
+    "threes-ntuple-d2": Setting(
+        "Threes-v0",
+        f"expectimax:depth=2,evaluator=ntuple:path={THREES_NET}",
+        100,
+        build=_BUILD_THREES_NET,
+    ),
+    "threes-ntuple-d3": Setting(
+        "Threes-v0",
+        f"expectimax:depth=3,evaluator=ntuple:path={THREES_NET}",
+        60,
+        build=_BUILD_THREES_NET,
     ),
     "2048-default": Setting("2048-v0", "expectimax", 20),
     "2048-d2": Setting("2048-v0", "expectimax:max_depth=2", 100),
@@ -153,7 +177,8 @@ def markdown(name: str, result: dict) -> str:
         [
             f"**{name}**: `{result['agent']}` on {result['env']}, seed "
             f"{result['seed']} (`{result['command']}`; reach columns: share of games "
-            "whose largest tile reached at least that value)",
+            "whose largest tile reached at least that value)"
+            + (f"; the net: `{result['build']}`" if result.get("build") else ""),
             "",
             "| " + " | ".join(head) + " |",
             "|" + "---:|" * len(head),
@@ -201,6 +226,7 @@ def _play_and_write(name, setting, n, store, workers, results, progress) -> dict
         games = [game_row(r) for r in db.records(setting.agent, n_games=n)]
     result = {
         "command": command(setting, n, store),
+        **({"build": setting.build} if setting.build else {}),
         "env": setting.env,
         "agent": setting.agent,
         "seed": setting.seed,

@@ -98,3 +98,18 @@ def test_readme_table_is_rewritten_from_the_results_files(tiny, tmp_path):
     row = next(line for line in text.splitlines() if "strength-tiny.md" in line)
     result = json.loads((tmp_path / "r" / "strength-tiny.json").read_text())
     assert f"| {result['summary']['mean']:,.0f} |" in row and "| 2 |" in row
+
+
+def test_a_setting_that_loads_a_net_names_the_command_that_builds_it(
+    monkeypatch, tmp_path
+):
+    setting = strength.Setting("2048-v0", "greedy", 1, build="playahead train X")
+    monkeypatch.setitem(strength.SETTINGS, "built", setting)
+    result = strength.run(
+        "built", stores=tmp_path / "s", results=tmp_path / "r", progress=False
+    )
+    assert result["build"] == "playahead train X"
+    assert (
+        "the net: `playahead train X`"
+        in (tmp_path / "r" / "strength-built.md").read_text()
+    )
