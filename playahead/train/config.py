@@ -16,11 +16,12 @@ format (not rl-zoo3's: the algorithm is the top key)::
 
 Keys that are not arguments of the SB3 algorithm: ``n_envs``, ``n_timesteps`` (the
 default ``--steps``), ``policy`` (``MlpPolicy``, ``MultiInputPolicy`` or ``auto``),
-``normalize`` (``VecNormalize`` keyword arguments, or false), ``env_kwargs`` and ``vec``
-(see :func:`playahead.train.vec.make_vec_env`). ``lin_<x>`` is a linear schedule from
-``x`` to 0 over the run. In ``policy_kwargs``, ``features_extractor_class`` names a
-class of :mod:`playahead.train.encoders` and ``activation_fn`` one of
-``relu, tanh, elu, leaky_relu, gelu``.
+``normalize`` (``VecNormalize`` keyword arguments, or false), ``shaping`` (reward
+shaping weights for the tile games, see :mod:`playahead.train.shaping`), ``env_kwargs``
+and ``vec`` (see :func:`playahead.train.vec.make_vec_env`). ``lin_<x>`` is a linear
+schedule from ``x`` to 0 over the run. In ``policy_kwargs``,
+``features_extractor_class`` names a class of :mod:`playahead.train.encoders` and
+``activation_fn`` one of ``relu, tanh, elu, leaky_relu, gelu``.
 
 ``--hp key=value`` overrides a key (values are read as YAML: ``--hp n_epochs=4``,
 ``--hp learning_rate=lin_1e-3``, ``--hp policy_kwargs.net_arch=[128,128]``).
@@ -39,7 +40,15 @@ import gymnasium as gym
 
 HYPERPARAMS_FILE = Path(__file__).with_name("hyperparams.yml")
 ALGOS = ("ppo", "dqn")
-SPECIAL_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "env_kwargs", "vec")
+SPECIAL_KEYS = (
+    "n_envs",
+    "n_timesteps",
+    "policy",
+    "normalize",
+    "shaping",
+    "env_kwargs",
+    "vec",
+)
 SCHEDULE_KEYS = ("learning_rate", "clip_range", "clip_range_vf")
 ACTIVATIONS = ("relu", "tanh", "elu", "leaky_relu", "gelu")
 NAMESPACE = "playahead/"

@@ -159,6 +159,15 @@ def run(cfg: TrainConfig) -> Path:
             "stopped before its first one); start it again without --resume in a new "
             "folder"
         )
+    if hp.get("shaping"):
+        from playahead.train.shaping import ShapedReward, check_shaping
+
+        try:
+            weights = check_shaping(hp["shaping"], cfg.env_id)
+        except ValueError:
+            venv.close()
+            raise
+        venv = ShapedReward(venv, weights)
     venv = _normalize(venv, hp, checkpoint)
     tb = str(out / "tb") if cfg.tensorboard else None
     try:

@@ -12,7 +12,8 @@ numbers ``playahead train ppo`` uses), with the encoders as classes::
 The same entries serve ``--algo ppo_mask`` (sb3-contrib's MaskablePPO, which
 ``playahead train ppo`` runs). Every playahead id has an entry, including the
 ``-flat-v0``/``-onehot-v0`` ids, which take the file's ``default`` with the policy their
-observation needs. ``vec`` (playahead's own vector-env choice) is left out.
+observation needs. ``vec`` (playahead's own vector-env choice) and ``shaping`` (its
+reward-shaping wrapper) are left out.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def zoo_hyperparams(algo: str = "ppo") -> dict[str, dict[str, Any]]:
     for env_id in [*ENV_IDS, *WRAPPED_IDS]:
         entry = dict(table.get(env_id, table["default"]))
         entry.pop("vec", None)
+        entry.pop("shaping", None)  # playahead's own wrapper; rl-zoo3 has no such key
         if entry.get("policy", "auto") == "auto":
             entry["policy"] = _policy_for(env_id)
         if "policy_kwargs" in entry:
