@@ -197,3 +197,14 @@ def test_store_from_another_env_is_refused_and_kept(tmp_path):
             **FAST,
         )
     assert evaluate("2048-v0", ["random"], 2, seed=0, store=path, **FAST).agents
+
+
+def test_results_record_the_store_without_the_machines_layout(tmp_path, monkeypatch):
+    inside = tmp_path / "work"
+    monkeypatch.chdir(inside.parent)
+    kw = dict(n_games=1, seed=0, **FAST)
+    result = evaluate("2048-v0", ["random"], store=inside / "r" / "a.sqlite", **kw)
+    assert result.store == "work/r/a.sqlite"  # relative to the working directory
+    monkeypatch.chdir(inside / "r")
+    elsewhere = tmp_path / "other" / "b.sqlite"
+    assert evaluate("2048-v0", ["random"], store=elsewhere, **kw).store == "b.sqlite"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from pathlib import Path
 
 import numpy as np
 
@@ -28,6 +29,17 @@ MILESTONES: dict[str, tuple[int, ...]] = {
     "Threes": (384, 768, 1536, 3072, 6144, 12288),
     "2048": (512, 1024, 2048, 4096, 8192, 16384, 32768),
 }
+
+
+def shown_path(path: str) -> str:
+    """``path`` as a results file records it: relative to the working directory when
+    it lies inside it, else only its file name, so a committed results file never
+    carries the layout of the machine that wrote it."""
+    p = Path(path).resolve()
+    try:
+        return p.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return p.name
 
 
 def _rng(seed: int, *keys: str) -> np.random.Generator:
@@ -139,7 +151,7 @@ def build_result(
         seed=seed,
         n_games=n_games,
         kind=kind,
-        store=None if store.path == ":memory:" else store.path,
+        store=None if store.path == ":memory:" else shown_path(store.path),
         version=__version__,
     )
     if kind == "single":
