@@ -19,7 +19,7 @@ import numba as nb
 import numpy as np
 
 import playahead  # noqa: F401
-from benchmarks.common import Report, timed
+from benchmarks.common import Report, interleaved, timed
 from playahead.games import _board64, threes, twenty48
 from tests import reference as ref
 
@@ -196,15 +196,25 @@ def _bench_kernels(report: Report, game: str, rng, rnd) -> None:
 
 
 def _bench_envs(report: Report, game: str, env_id: str, seconds: float) -> None:
-    ours = _env_steps(lambda: gym.make(env_id), seconds)
+    third = seconds / 3  # three interleaved rounds (median), the same time in all
+
+    def ours_rate():
+        return _env_steps(lambda: gym.make(env_id), third)
+
     if game == "2048":
-        theirs = _gymnasium_2048_steps(seconds)
-        report.add(game, "gym.make env.step/s", ours, "gymnasium-2048", theirs, 15)
-        theirs = _openspiel_2048_steps(seconds)
+        ours, gym2048, spiel = interleaved(
+            [
+                ours_rate,
+                lambda: _gymnasium_2048_steps(third),
+                lambda: _openspiel_2048_steps(third),
+            ]
+        )
+        report.add(game, "gym.make env.step/s", ours, "gymnasium-2048", gym2048, 15)
         report.add(
-            game, "gym.make env.step/s", ours, "OpenSpiel 2048 via Python", theirs, 1
+            game, "gym.make env.step/s", ours, "OpenSpiel 2048 via Python", spiel, 1
         )
     else:
+        (ours,) = interleaved([ours_rate])
         report.add(game, "gym.make env.step/s", ours)
     report.add(game, "clone+restore pairs/s", _clone_restore(env_id, seconds))
     vector = _vector_steps(env_id, seconds)

@@ -14,6 +14,22 @@ def timed(fn: Callable[[], object]) -> tuple[object, float]:
     return result, time.perf_counter() - start
 
 
+def interleaved(rates: list[Callable[[], float | None]], rounds: int = 3) -> list:
+    """The median of ``rounds`` calls of each rate function, called in turn (ours,
+    theirs, ours, theirs, ...), so a slow spell of a shared machine falls on both
+    sides of a ratio instead of on one; a function that returns None (a baseline
+    that is not installed) gives None."""
+    import statistics
+
+    seen: list[list[float]] = [[] for _ in rates]
+    for _ in range(rounds):
+        for got, rate in zip(seen, rates, strict=True):
+            value = rate()
+            if value is not None:
+                got.append(value)
+    return [statistics.median(got) if got else None for got in seen]
+
+
 @dataclasses.dataclass
 class Row:
     game: str
