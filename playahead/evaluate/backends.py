@@ -138,6 +138,10 @@ def _run_processes(
             raise error
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        # A worker's last reports can reach the queue after its game's result (the
+        # queue is fed by a thread of the worker); once the workers have exited,
+        # everything they put is there to read.
+        _drain(reports, report)
         if reports is not None:
             reports.close()
 
