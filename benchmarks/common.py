@@ -3,8 +3,29 @@
 from __future__ import annotations
 
 import dataclasses
+import shlex
 import time
 from collections.abc import Callable
+
+
+def evaluate_command(env: str, agents, n_games: int, seed: int, store) -> str:
+    """The ``playahead evaluate`` line that plays (or resumes) the same games."""
+    return shlex.join(
+        [
+            "playahead",
+            "evaluate",
+            "--env",
+            env,
+            "--agents",
+            *agents,
+            "--games",
+            str(n_games),
+            "--seed",
+            str(seed),
+            "--out",
+            str(store),
+        ]
+    )
 
 
 def timed(fn: Callable[[], object]) -> tuple[object, float]:

@@ -24,9 +24,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import shlex
 import sys
 from pathlib import Path
+
+from benchmarks.common import evaluate_command
 
 RESULTS = Path(__file__).parent / "results" / "comparison"
 STORES = Path("runs") / "comparison"
@@ -59,8 +60,18 @@ def _learned(env: str, net: str, ppo: str, dqn: str) -> list[Entry]:
     leaf = f"evaluator=ntuple:path={net}"
     return [
         Entry("n-tuple TD, greedy", f"ntuple:path={net}", net, net_cmd),
-        Entry("expectimax depth 1, n-tuple leaves", f"expectimax:depth=1,{leaf}", net),
-        Entry("expectimax depth 2, n-tuple leaves", f"expectimax:depth=2,{leaf}", net),
+        Entry(
+            "expectimax depth 1, n-tuple leaves",
+            f"expectimax:depth=1,{leaf}",
+            net,
+            net_cmd,
+        ),
+        Entry(
+            "expectimax depth 2, n-tuple leaves",
+            f"expectimax:depth=2,{leaf}",
+            net,
+            net_cmd,
+        ),
         Entry(
             "MaskablePPO",
             f"ppo:path={ppo}/model.zip",
@@ -172,14 +183,6 @@ def available(env: str) -> tuple[list[Entry], list[Entry]]:
     return have, missing
 
 
-def command(env: str, entries: list[Entry], n_games: int, seed: int, store) -> str:
-    agents = " ".join(shlex.quote(e.spec) for e in entries)
-    return (
-        f"playahead evaluate --env {env} --agents {agents} --games {n_games} "
-        f"--seed {seed} --out {store}"
-    )
-
-
 def run(
     env: str,
     n_games: int = 50,
@@ -210,7 +213,9 @@ def run(
         progress=progress,
     )
     data = report.to_dict()
-    data["command"] = command(env, entries, n_games, seed, store)
+    data["command"] = evaluate_command(
+        env, [e.spec for e in entries], n_games, seed, store
+    )
     data["training"] = {
         e.spec: {"run": e.run, "command": e.train, "cost": training_cost(e.run)}
         for e in entries
@@ -269,10 +274,10 @@ def markdown(env: str, entries: list[Entry], data: dict) -> str:
             f"{reach} | {_ms(a['seconds_per_move'])} | {vs} | "
             f"{_cost_cell(cost)} |"
         )
-    trained = [e for e in entries if e.train]
-    if trained:
+    runs = {e.run: e for e in entries if e.train}  # one line per run, not per agent
+    if runs:
         lines += ["", "Training commands (same seed, same network):", ""]
-        lines += [f"- `{e.spec}`: `{e.train}`" for e in trained]
+        lines += [f"- `{e.run}`: `{e.train}`" for e in runs.values()]
     return "\n".join(lines) + "\n"
 
 

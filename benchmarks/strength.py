@@ -23,11 +23,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import shlex
 import sys
 from pathlib import Path
 
 import numpy as np
+
+from benchmarks.common import evaluate_command
 
 RESULTS = Path(__file__).parent / "results"
 STORES = Path("runs") / "strength"
@@ -103,22 +104,7 @@ MILESTONES = {
 
 def command(setting: Setting, n_games: int, store: Path) -> str:
     """The ``playahead evaluate`` line that plays (or resumes) the same games."""
-    return shlex.join(
-        [
-            "playahead",
-            "evaluate",
-            "--env",
-            setting.env,
-            "--agents",
-            setting.agent,
-            "--games",
-            str(n_games),
-            "--seed",
-            str(setting.seed),
-            "--out",
-            str(store),
-        ]
-    )
+    return evaluate_command(setting.env, [setting.agent], n_games, setting.seed, store)
 
 
 def game_row(record) -> dict:

@@ -34,7 +34,8 @@ class RunCheckpoint(CheckpointCallback):
         folder: where ``{algo}_{steps}_steps.zip`` and friends go.
         algo: file name prefix.
         n_envs: envs per vector step.
-        resumed_from: the checkpoint this run continues (its cost is carried on).
+        resumed_cost: the cost file of the checkpoint this run continues (carried
+            on), or None for a new run.
     """
 
     def __init__(
@@ -43,7 +44,7 @@ class RunCheckpoint(CheckpointCallback):
         folder: Path,
         algo: str,
         n_envs: int,
-        resumed_from: Path | None = None,
+        resumed_cost: Path | None = None,
     ):
         super().__init__(
             save_freq=max(int(every) // n_envs, 1),
@@ -55,7 +56,7 @@ class RunCheckpoint(CheckpointCallback):
         self.every = max(int(every), 1)
         self._trained = None  # on-policy: steps whose rollouts have been trained on
         self._saved_at = 0
-        self._base = read_cost(resumed_from) if resumed_from else _NO_COST
+        self._base = read_cost(resumed_cost) if resumed_cost else _NO_COST
         self._cpu0, self._wall0 = time.process_time(), time.perf_counter()
 
     def _on_policy(self) -> bool:
@@ -127,13 +128,10 @@ class RunCheckpoint(CheckpointCallback):
 _NO_COST = {"cpu_seconds": 0.0, "wall_seconds": 0.0, "complete": True}
 
 
-def read_cost(checkpoint: Path) -> dict:
-    """The cost record saved with ``checkpoint`` (``{algo}_{steps}_steps.zip``); a
-    checkpoint without one (written before costs were recorded) counts as 0 with
+def read_cost(path: Path) -> dict:
+    """A checkpoint's cost record (``{algo}_cost_{steps}_steps.json``); a missing or
+    unreadable one (a checkpoint written before costs were recorded) counts as 0 with
     ``"complete": False``, so the total is marked a lower bound."""
-    name = checkpoint.name.replace("_steps.zip", "_steps.json")
-    algo, _, rest = name.partition("_")
-    path = checkpoint.with_name(f"{algo}_cost_{rest}")
     try:
         saved = json.loads(path.read_text())
         return {
@@ -225,12 +223,12 @@ class RunCallbacks:
 
 
 def make_callbacks(
-    cfg: TrainConfig, out: Path, n_envs: int, resumed_from: Path | None = None
+    cfg: TrainConfig, out: Path, n_envs: int, resumed_cost: Path | None = None
 ) -> RunCallbacks:
     """Checkpoints every ``cfg.checkpoint_every`` steps, game statistics, and
     self-play snapshots when ``cfg.self_play_every`` is set."""
     checkpoint = RunCheckpoint(
-        cfg.checkpoint_every, out / "checkpoints", cfg.algo, n_envs, resumed_from
+        cfg.checkpoint_every, out / "checkpoints", cfg.algo, n_envs, resumed_cost
     )
     callbacks: list[BaseCallback] = [checkpoint, GameStats()]
     if cfg.self_play_every:

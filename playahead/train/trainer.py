@@ -140,6 +140,11 @@ def run(cfg: TrainConfig) -> Path:
     probe.close()
     opponent = _opponent(cfg, out, two_player)
     policy, kwargs = algo_kwargs(cfg.algo, hp, obs_space)
+    shaping = None
+    if hp.get("shaping"):
+        from playahead.train.shaping import check_shaping
+
+        shaping = check_shaping(hp["shaping"], cfg.env_id)  # before any env is built
 
     from playahead.train.vec import make_vec_env
 
@@ -159,15 +164,10 @@ def run(cfg: TrainConfig) -> Path:
             "stopped before its first one); start it again without --resume in a new "
             "folder"
         )
-    if hp.get("shaping"):
-        from playahead.train.shaping import ShapedReward, check_shaping
+    if shaping is not None:
+        from playahead.train.shaping import ShapedReward
 
-        try:
-            weights = check_shaping(hp["shaping"], cfg.env_id)
-        except ValueError:
-            venv.close()
-            raise
-        venv = ShapedReward(venv, weights)
+        venv = ShapedReward(venv, shaping)
     venv = _normalize(venv, hp, checkpoint)
     tb = str(out / "tb") if cfg.tensorboard else None
     try:
@@ -197,7 +197,8 @@ def run(cfg: TrainConfig) -> Path:
 
     from playahead.train.callbacks import make_callbacks
 
-    callbacks = make_callbacks(cfg, out, n_envs, checkpoint)
+    cost = _sibling(checkpoint, "cost", "json") if checkpoint is not None else None
+    callbacks = make_callbacks(cfg, out, n_envs, cost)
     remaining = steps - model.num_timesteps
     if remaining <= 0 and checkpoint is not None:
         print(
@@ -316,9 +317,9 @@ def _last_checkpoint(folder: Path, algo: str) -> Path | None:
     return None
 
 
-def _sibling(checkpoint: Path, kind: str) -> Path:
+def _sibling(checkpoint: Path, kind: str, ext: str = "pkl") -> Path:
     algo, steps = _CHECKPOINT.match(checkpoint.name).group("algo", "steps")
-    return checkpoint.with_name(f"{algo}_{kind}_{steps}_steps.pkl")
+    return checkpoint.with_name(f"{algo}_{kind}_{steps}_steps.{ext}")
 
 
 def _normalize(venv, hp: dict, checkpoint: Path | None):
