@@ -20,7 +20,7 @@ from playahead.train.shaping import (  # noqa: E402
 from playahead.train.vec import make_vec_env  # noqa: E402
 
 
-def reference(reward, board, merge, empty, mono):
+def reference(reward, board, merge, empty, mono, merge2=0.0, survival=0.0):
     """One shaped reward, written out line by line."""
     lines = [list(row) for row in board] + [
         list(col) for col in zip(*board, strict=True)
@@ -31,9 +31,10 @@ def reference(reward, board, merge, empty, mono):
         down = sum(line[j] >= line[j + 1] for j in range(3))
         ordered.append(max(up, down) / 3)
     value = merge * (math.log2(reward) if reward > 0 else 0.0)
+    value += merge2 * (math.log2(reward) ** 2 if reward > 0 else 0.0)
     value += empty * sum(c == 0 for row in board for c in row) / 16
     value += mono * sum(ordered) / 8
-    return value
+    return value + survival
 
 
 boards = st.lists(st.integers(0, 15), min_size=16, max_size=16)
@@ -42,12 +43,14 @@ boards = st.lists(st.integers(0, 15), min_size=16, max_size=16)
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.tuples(st.sampled_from([0, 4, 8, 36, 1024]), boards), min_size=1),
-    st.tuples(*[st.floats(-2, 2, allow_nan=False)] * 3),
+    st.tuples(*[st.floats(-2, 2, allow_nan=False)] * 5),
 )
 def test_shaped_matches_the_reference(batch, w):
     rewards = np.array([r for r, _ in batch], dtype=np.float32)
     cells = np.array([b for _, b in batch]).reshape(-1, 4, 4)
-    weights = dict(zip(("merge", "empty", "monotonic"), w, strict=True))
+    weights = dict(
+        zip(("merge", "empty", "monotonic", "merge2", "survival"), w, strict=True)
+    )
     got = shaped(rewards, cells, weights)
     for i, (r, b) in enumerate(batch):
         board = np.array(b).reshape(4, 4).tolist()
@@ -64,7 +67,7 @@ def test_monotonicity_of_known_boards():
 def test_finished_games_are_shaped_on_their_last_board_and_score_is_untouched():
     venv = ShapedReward(
         make_vec_env("2048-v0", 8, seed=0),
-        {"empty": 1.0} | dict(merge=0.0, monotonic=0.0),
+        {"empty": 1.0} | dict(merge=0.0, merge2=0.0, monotonic=0.0, survival=0.0),
     )
     venv.reset()
     rng = np.random.default_rng(0)
@@ -92,7 +95,7 @@ def test_finished_games_are_shaped_on_their_last_board_and_score_is_untouched():
         ({"merg": 1.0}, "2048-v0", "unknown shaping term 'merg'; accepted: merge"),
         ({"merge": "big"}, "2048-v0", "must be a number"),
         ({"merge": float("inf")}, "2048-v0", "finite"),
-        ([1, 2], "2048-v0", "must map some of merge, empty, monotonic"),
+        ([1, 2], "2048-v0", "must map some of merge, merge2, empty, monotonic, survival"),
     ],
 )
 def test_bad_shaping_is_refused_clearly(options, env_id, message):

@@ -1,16 +1,18 @@
 """Reward shaping for the tile games, a documented training option.
 
-``shaping: {merge: 1.0, empty: 0.5, monotonic: 0.5}`` in ``hyperparams.yml`` (or
-``--hp shaping.merge=1.0`` ...) trains on
+``shaping: {merge2: 1.0, empty: 0.1, monotonic: 0.4}`` in ``hyperparams.yml`` (or
+``--hp shaping.merge2=1.0`` ...) trains on
 
     merge * log2(score gained)      (0 when the move scored nothing)
+    + merge2 * log2(score gained)**2
     + empty * (empty cells / 16)    after the move
     + monotonic * mean over the 4 rows and 4 columns of the share of adjacent pairs
       in order, in the better of the two directions (1: every line sorted)
+    + survival                      (a constant for every move)
 
-instead of the score gained: the superlinear-merge, empty-cell and monotonicity terms
-of Corentinjst/2048-RL's MaskablePPO agent (its own weights are not reproduced here;
-set them in the options). Only the learner sees
+instead of the score gained: the merge, superlinear-merge, empty-cell,
+monotonicity and survival terms of Corentinjst/2048-RL's MaskablePPO agent (a term
+left out weighs 0). Only the learner sees
 it: ``info["score"]``, the evaluator and the TensorBoard score curves keep the game's
 own score. It wraps the vector env before ``VecNormalize``.
 """
@@ -22,7 +24,7 @@ from collections.abc import Mapping
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-TERMS = ("merge", "empty", "monotonic")
+TERMS = ("merge", "merge2", "empty", "monotonic", "survival")
 GAMES = ("2048-v0", "Threes-v0")
 
 
@@ -71,12 +73,14 @@ def shaped(rewards: np.ndarray, boards: np.ndarray, w: dict[str, float]) -> np.n
     """The shaped rewards of a batch (``boards`` after the moves)."""
     r = np.asarray(rewards, dtype=np.float64)
     out = np.zeros(len(r))
-    if w["merge"]:
-        out += w["merge"] * np.where(r > 0, np.log2(np.maximum(r, 1.0)), 0.0)
+    if w["merge"] or w["merge2"]:
+        gain = np.where(r > 0, np.log2(np.maximum(r, 1.0)), 0.0)
+        out += w["merge"] * gain + w["merge2"] * gain**2
     if w["empty"]:
         out += w["empty"] * (boards == 0).sum(axis=(1, 2)) / 16.0
     if w["monotonic"]:
         out += w["monotonic"] * monotonicity(boards)
+    out += w["survival"]
     return out.astype(np.float32)
 
 
