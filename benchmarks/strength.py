@@ -80,6 +80,17 @@ SETTINGS: dict[str, Setting] = {
     "threes-features-d4": Setting(
         "Threes-v0", "expectimax:depth=4,evaluator=features", 20
     ),
+    # the probability cut-off, not the depth, bounds these searches: at 1e-3 a
+    # depth-6 search costs about what the default's depth 4 at 1e-4 does
+    "threes-d6-cut1e-3": Setting(
+        "Threes-v0", "expectimax:depth=6,prob_cutoff=0.001", 60
+    ),
+    "threes-d5-cut1e-3": Setting(
+        "Threes-v0", "expectimax:depth=5,prob_cutoff=0.001", 60
+    ),
+    "threes-d5-cut3e-4": Setting(
+        "Threes-v0", "expectimax:depth=5,prob_cutoff=0.0003", 60
+    ),
     "threes-ntuple-d2": Setting(
         "Threes-v0",
         f"expectimax:depth=2,evaluator=ntuple:path={THREES_NET}",
