@@ -43,9 +43,25 @@ class Entry:
     train: str | None = None
 
 
-def _learned(env: str, net: str, ppo: str, dqn: str) -> list[Entry]:
-    """The learned agents: an n-tuple net (greedy, and as expectimax leaves), PPO,
-    DQN."""
+#: The reward-shaped MaskablePPO run on 2048 (the cited agent's terms and PPO
+#: settings, see playahead/train/shaping.py).
+SHAPED_2048 = (
+    "--hp n_envs=8 --hp n_steps=4096 --hp batch_size=512 --hp learning_rate=2.5e-4 "
+    '--hp gae_lambda=0.9 --hp "policy_kwargs.net_arch={pi: [128, 128], '
+    'vf: [256, 256]}" --hp shaping.merge2=1.0 --hp shaping.empty=0.1 '
+    "--hp shaping.monotonic=0.4 --hp shaping.survival=0.005"
+)
+
+
+def _deep(env: str, label: str, algo: str, run: str, steps: int, extra: str = ""):
+    """A deep-RL agent of ``playahead train ALGO`` (seed 0) in ``run``."""
+    train = f"playahead train {algo} --env {env} --steps {steps} --seed 0 --out {run}"
+    return Entry(label, f"{algo}:path={run}/model.zip", run, f"{train} {extra}".strip())
+
+
+def _learned(env: str, net: str, *deep: Entry) -> list[Entry]:
+    """The learned agents: an n-tuple net (greedy, and as expectimax leaves), then
+    the deep-RL ones."""
     net_cmd = {
         "Threes-v0": (
             f"playahead train ntuple --env {env} --games 200000 --seed 0 "
@@ -72,18 +88,7 @@ def _learned(env: str, net: str, ppo: str, dqn: str) -> list[Entry]:
             net,
             net_cmd,
         ),
-        Entry(
-            "MaskablePPO",
-            f"ppo:path={ppo}/model.zip",
-            ppo,
-            f"playahead train ppo --env {env} --steps 10000000 --seed 0 --out {ppo}",
-        ),
-        Entry(
-            "masked DQN",
-            f"dqn:path={dqn}/model.zip",
-            dqn,
-            f"playahead train dqn --env {env} --steps 1000000 --seed 0 --out {dqn}",
-        ),
+        *deep,
     ]
 
 
@@ -98,8 +103,9 @@ AGENTS: dict[str, list[Entry]] = {
         *_learned(
             "Threes-v0",
             "runs/threes-nt-6m",
-            "runs/threes-ppo-10m",
-            "runs/threes-dqn-1m",
+            _deep("Threes-v0", "MaskablePPO", "ppo", "runs/threes-ppo-10m", 10**7),
+            _deep("Threes-v0", "masked DQN", "dqn", "runs/threes-dqn-1m", 10**6),
+            _deep("Threes-v0", "masked DQN", "dqn", "runs/threes-dqn-10m", 10**7),
         ),
     ],
     "2048-v0": [
@@ -112,8 +118,16 @@ AGENTS: dict[str, list[Entry]] = {
         *_learned(
             "2048-v0",
             "runs/2048-nt-100k",
-            "runs/2048-ppo-10m",
-            "runs/2048-dqn-1m",
+            _deep("2048-v0", "MaskablePPO", "ppo", "runs/2048-ppo-10m", 10**7),
+            _deep(
+                "2048-v0",
+                "MaskablePPO, shaped reward",
+                "ppo",
+                "runs/2048-ppo-shaped-10m",
+                10**7,
+                SHAPED_2048,
+            ),
+            _deep("2048-v0", "masked DQN", "dqn", "runs/2048-dqn-1m", 10**6),
         ),
     ],
 }
