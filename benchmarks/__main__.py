@@ -31,6 +31,10 @@ if __name__ == "__main__":
         from benchmarks import comparison
 
         comparison.main(sys.argv[2:])
+    elif sys.argv[1:2] == ["cutoffs"]:  # see benchmarks/cutoffs.py
+        from benchmarks import cutoffs
+
+        cutoffs.main(sys.argv[2:])
     elif sys.argv[1:2] == ["tune-threes"]:  # see benchmarks/tune_threes.py
         from benchmarks import tune_threes
 
