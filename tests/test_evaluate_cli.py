@@ -190,3 +190,13 @@ def test_default_store_name_depends_on_env_options_and_seed():
         cli.default_store("playahead/2048-v0", {}, 3).name
         == "playahead_2048-v0-seed3.sqlite"
     )
+
+
+def test_a_refused_run_leaves_no_folders_or_files(tmp_path):
+    out = tmp_path / "a" / "b" / "r.sqlite"
+    code = cli.main(
+        ["--env", "Threes-v0", "--agents", "random", "dqn:path=nope/model.zip",
+         "--games", "2", "--out", str(out), "--json", str(tmp_path / "c" / "r.json")]
+    )  # fmt: skip
+    assert code != 0
+    assert list(tmp_path.iterdir()) == []

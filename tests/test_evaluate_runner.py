@@ -172,9 +172,10 @@ def test_agent_failing_mid_run_keeps_finished_games(tmp_path, workers):
     ],
 )
 def test_bad_input_gets_a_clear_error(tmp_path, env_id, agents, kwargs, message):
-    path = tmp_path / "r.sqlite"
+    path = tmp_path / "new" / "r.sqlite"
     with pytest.raises(ValueError, match=message):
         evaluate(env_id, agents, **{"n_games": 2, "store": path, **FAST, **kwargs})
+    assert not path.parent.exists()  # a refused run leaves no new store behind
 
 
 def test_store_from_another_env_is_refused_and_kept(tmp_path):

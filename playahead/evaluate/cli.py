@@ -144,6 +144,7 @@ def check_writable(option: str, path) -> None:
     if path.is_dir():
         raise ValueError(f"{option} {path} is a folder; give a file name")
     existed = path.exists()
+    missing = [d for d in path.absolute().parents if not d.exists()]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a"):
@@ -153,8 +154,14 @@ def check_writable(option: str, path) -> None:
             f"cannot write {option} {path}: {err.strerror or err}; choose a path "
             "you can write"
         ) from None
-    if not existed:
-        path.unlink()
+    finally:  # leave no trace: the writers make their folders when they write
+        if not existed and path.is_file():
+            path.unlink()
+        for folder in missing:  # deepest first
+            try:
+                folder.rmdir()
+            except OSError:
+                break
 
 
 def run(args: argparse.Namespace) -> int:
