@@ -3,6 +3,7 @@
     python -m benchmarks strength --list
     python -m benchmarks strength --setting threes-features-d2 [--games N] [--workers W]
     python -m benchmarks strength --setting threes-features-d2 --replay 7
+    python -m benchmarks strength --setting threes-features-d2 --paired threes-default
 
 A run plays its games through :func:`playahead.evaluate.evaluate` with an SQLite store
 under ``runs/strength/`` (re-running resumes: only missing games are played), then
@@ -286,6 +287,44 @@ def replay(name: str, index: int) -> dict:
     return game_row(play_task(task))
 
 
+def paired(name: str, other: str, results: Path = RESULTS) -> dict:
+    """Setting ``name`` against ``other`` on the games both files hold (same seed,
+    same env: game i is the same deal in both): their means there and the mean
+    difference with a 95% paired bootstrap interval.
+
+    Raises:
+        ValueError: a missing file, or files of another env or seed.
+    """
+    from playahead.evaluate.stats import paired_difference
+
+    files = []
+    for key in (name, other):
+        path = results / f"strength-{key}.json"
+        if not path.is_file():
+            raise ValueError(f"no results for {key} ({path}); play it first")
+        files.append(json.loads(path.read_text()))
+    a, b = files
+    if (a["env"], a["seed"]) != (b["env"], b["seed"]):
+        raise ValueError(
+            f"{name} ({a['env']}, seed {a['seed']}) and {other} ({b['env']}, seed "
+            f"{b['seed']}) did not play the same games"
+        )
+    sa = {g["index"]: g["score"] for g in a["games"]}
+    sb = {g["index"]: g["score"] for g in b["games"]}
+    both = sorted(sa.keys() & sb.keys())
+    if not both:
+        raise ValueError(f"{name} and {other} have no game in common")
+    x, y = [sa[i] for i in both], [sb[i] for i in both]
+    diff, lo, hi = paired_difference(x, y, np.random.default_rng(0))
+    return {
+        "games": len(both),
+        name: float(np.mean(x)),
+        other: float(np.mean(y)),
+        "difference": diff,
+        "ci95": [lo, hi],
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks strength",
@@ -298,6 +337,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--replay", type=int, help="play only this game index, alone")
     parser.add_argument("--every", type=int, help="also write the files every N games")
     parser.add_argument("--list", action="store_true", help="list the settings")
+    parser.add_argument(
+        "--paired",
+        metavar="OTHER",
+        choices=sorted(SETTINGS),
+        help="compare --setting's results file with OTHER's on their common games",
+    )
     parser.add_argument(
         "--readme",
         action="store_true",
@@ -313,6 +358,18 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.replay is not None:
         print(json.dumps(replay(args.setting, args.replay)))
+        return
+    if args.paired is not None:
+        try:
+            got = paired(args.setting, args.paired)
+        except ValueError as err:
+            parser.error(str(err))
+        lo, hi = got["ci95"]
+        print(
+            f"{got['games']} games: {args.setting} {got[args.setting]:,.0f}, "
+            f"{args.paired} {got[args.paired]:,.0f}; paired difference "
+            f"{got['difference']:+,.0f}, 95% CI [{lo:,.0f}, {hi:,.0f}]"
+        )
         return
     result = run(args.setting, args.games, args.workers, every=args.every)
     print(markdown(args.setting, result))

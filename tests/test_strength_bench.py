@@ -113,3 +113,30 @@ def test_a_setting_that_loads_a_net_names_the_command_that_builds_it(
         "the net: `playahead train X`"
         in (tmp_path / "r" / "strength-built.md").read_text()
     )
+
+
+def _results(path, env, seed, scores):
+    games = [{"index": i, "score": s} for i, s in scores.items()]
+    path.write_text(json.dumps({"env": env, "seed": seed, "games": games}))
+
+
+def test_paired_compares_the_games_both_settings_played(tmp_path):
+    _results(tmp_path / "strength-a.json", "Threes-v0", 0, {0: 10, 1: 30, 2: 50})
+    _results(tmp_path / "strength-b.json", "Threes-v0", 0, {0: 4, 1: 10})
+    got = strength.paired("a", "b", results=tmp_path)
+    assert got["games"] == 2 and got["a"] == 20 and got["b"] == 7
+    assert got["difference"] == 13  # (6 + 20) / 2, game 2 has no partner
+    lo, hi = got["ci95"]
+    assert 6 <= lo <= 13 <= hi <= 20
+
+
+def test_paired_refuses_files_of_other_games(tmp_path):
+    _results(tmp_path / "strength-a.json", "Threes-v0", 0, {0: 10})
+    _results(tmp_path / "strength-b.json", "Threes-v0", 1, {0: 4})
+    _results(tmp_path / "strength-c.json", "Threes-v0", 0, {5: 4})
+    with pytest.raises(ValueError, match="did not play the same games"):
+        strength.paired("a", "b", results=tmp_path)
+    with pytest.raises(ValueError, match="no game in common"):
+        strength.paired("a", "c", results=tmp_path)
+    with pytest.raises(ValueError, match="no results for d"):
+        strength.paired("a", "d", results=tmp_path)
