@@ -17,13 +17,14 @@ with the default agent and prints score, largest tile and time per move (minutes
 from __future__ import annotations
 
 import argparse
+import itertools
 import time
 
 import gymnasium as gym
 import numpy as np
 
 import playahead  # noqa: F401
-from benchmarks.common import Report
+from benchmarks.common import Report, sampled_states
 from playahead.games import twenty48
 from playahead.planners.expectimax import ExpectimaxAgent
 from tests import naive_expectimax as naive
@@ -31,21 +32,8 @@ from tests import naive_expectimax as naive
 
 def positions(env_id: str, n: int, every: int = 40) -> list:
     """``n`` states from seeded games of a depth-1 expectimax, one every ``every``."""
-    env = gym.make(env_id)
     agent = ExpectimaxAgent(depth=1, seed=0)
-    states, seed = [], 0
-    while len(states) < n:
-        env.reset(seed=seed)
-        seed += 1
-        for move in range(1, 100 * every):
-            _, _, over, _, _ = env.step(agent.act(env))
-            if over:
-                break
-            if move % every == 0:
-                states.append(env.unwrapped.clone_state())
-                if len(states) == n:
-                    break
-    return states
+    return list(itertools.islice(sampled_states(env_id, agent, every), n))
 
 
 def _time_agent(env, states, agent) -> tuple[int, float]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 
 def evaluate_command(env: str, agents, n_games: int, seed: int, store) -> str:
@@ -26,6 +27,31 @@ def evaluate_command(env: str, agents, n_games: int, seed: int, store) -> str:
             str(store),
         ]
     )
+
+
+def sampled_states(
+    env_id: str,
+    agent,
+    every: int,
+    first: int = 0,
+    seeds: Iterable[int] | None = None,
+) -> Iterator:
+    """States (``clone_state()``) every ``every`` moves, from move ``first`` on, of
+    games ``agent`` plays with ``seeds`` (0, 1, ... without end if None); never the
+    final position of a game."""
+    import gymnasium as gym
+
+    import playahead  # noqa: F401  (registers the envs)
+
+    env = gym.make(env_id)
+    for seed in itertools.count() if seeds is None else seeds:
+        env.reset(seed=seed)
+        move, over = 0, False
+        while not over:
+            _, _, over, _, _ = env.step(agent.act(env))
+            move += 1
+            if not over and move >= first and move % every == 0:
+                yield env.unwrapped.clone_state()
 
 
 def timed(fn: Callable[[], object]) -> tuple[object, float]:

@@ -21,6 +21,7 @@ import gymnasium as gym
 import numpy as np
 
 import playahead  # noqa: F401
+from benchmarks.common import sampled_states
 from playahead.planners.expectimax import ExpectimaxAgent
 
 RESULTS = Path(__file__).parent / "results" / "threes-cutoffs.md"
@@ -42,18 +43,8 @@ SETTINGS = [
 
 def positions(n_games: int, every: int, first: int = 120) -> list:
     """Threes states from seeded games of a depth-2 expectimax."""
-    env = gym.make("Threes-v0")
     agent = ExpectimaxAgent(depth=2, seed=0)
-    states = []
-    for seed in range(n_games):
-        env.reset(seed=seed)
-        move, over = 0, False
-        while not over:
-            _, _, over, _, _ = env.step(agent.act(env))
-            move += 1
-            if not over and move >= first and move % every == 0:
-                states.append(env.unwrapped.clone_state())
-    return states
+    return list(sampled_states("Threes-v0", agent, every, first, range(n_games)))
 
 
 def decide(options: dict, states: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -75,24 +66,21 @@ def decide(options: dict, states: list) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 def table(states: list, settings=SETTINGS, reference=REFERENCE) -> list[dict]:
     """One row per setting, then the reference's own row."""
-    ref_moves, ref_seconds, ref_depths = decide(reference, states)
-    rows = []
-    for label, options in [*settings, ("reference", reference)]:
-        if label == "reference":
-            moves, seconds, depths = ref_moves, ref_seconds, ref_depths
-        else:
-            moves, seconds, depths = decide(options, states)
-        rows.append(
-            {
-                "setting": label,
-                "ms_mean": 1e3 * float(seconds.mean()),
-                "ms_p90": 1e3 * float(np.percentile(seconds, 90)),
-                "ms_worst": 1e3 * float(seconds.max()),
-                "depth": float(depths.mean()),
-                "agrees": float((moves == ref_moves).mean()),
-            }
-        )
-    return rows
+    ref = decide(reference, states)
+    runs = [(label, decide(options, states)) for label, options in settings]
+    return [_row(label, got, ref[0]) for label, got in [*runs, ("reference", ref)]]
+
+
+def _row(label: str, got: tuple, ref_moves: np.ndarray) -> dict:
+    moves, seconds, depths = got
+    return {
+        "setting": label,
+        "ms_mean": 1e3 * float(seconds.mean()),
+        "ms_p90": 1e3 * float(np.percentile(seconds, 90)),
+        "ms_worst": 1e3 * float(seconds.max()),
+        "depth": float(depths.mean()),
+        "agrees": float((moves == ref_moves).mean()),
+    }
 
 
 def markdown(rows: list[dict], command: str, n_positions: int) -> str:
