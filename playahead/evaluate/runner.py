@@ -89,11 +89,10 @@ def evaluate(
             f"{env_id} is a two-player game: give at least two agents for a round "
             f"robin, got {specs}"
         )
-    checked = set()
-    if store is None or not Path(store).exists():  # a bad agent leaves no new store
+    fresh = store is None or not Path(store).exists()
+    if fresh:  # every agent plays: check them all before a store is made
         for spec in specs:
             check_agent(env_id, options, spec, kind == "two_player", seed)
-            checked.add(spec)
     with Store(store or ":memory:", env_id, env_kwargs, seed, kind) as db:
         db.check_files(
             {spec: d for spec in specs if (d := file_fingerprint(spec)) is not None}
@@ -101,8 +100,8 @@ def evaluate(
         done = db.done()
         every = list(_all_tasks(env_id, options, specs, n_games, seed, kind))
         tasks = [t for t in every if t.key not in done]
-        for spec in dict.fromkeys(s for t in tasks for s in t.agents):
-            if spec not in checked:
+        if not fresh:  # only the agents that still have games to play
+            for spec in dict.fromkeys(s for t in tasks for s in t.agents):
                 check_agent(env_id, options, spec, kind == "two_player", seed)
         bar = _progress(progress, env_id, len(every), len(every) - len(tasks))
         with bar as (advance, report):
