@@ -30,6 +30,7 @@ REFERENCE = {"depth": 5, "prob_cutoff": 1e-4}
 #: (label, ExpectimaxAgent options) in table order.
 SETTINGS = [
     ("default", {}),
+    ("old default: max depth 4, cut-off 1e-4", {"max_depth": 4, "prob_cutoff": 1e-4}),
     ("depth 3, cut-off 1e-4", {"depth": 3}),
     ("depth 4, cut-off 1e-4", {"depth": 4}),
     ("depth 4, cut-off 3e-4", {"depth": 4, "prob_cutoff": 3e-4}),

@@ -59,6 +59,10 @@ _BUILD_THREES_NET = (
 
 SETTINGS: dict[str, Setting] = {
     "threes-default": Setting("Threes-v0", "expectimax", 60),
+    # the default until the automatic depth went to 6 at a 1e-3 cut-off on Threes
+    "threes-d4-cut1e-4": Setting(
+        "Threes-v0", "expectimax:max_depth=4,prob_cutoff=0.0001", 60
+    ),
     "threes-nobudget": Setting("Threes-v0", "expectimax:budget=none", 60),
     "threes-openness-d1": Setting(
         "Threes-v0", "expectimax:depth=1,evaluator=openness", 100

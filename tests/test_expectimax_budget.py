@@ -91,3 +91,57 @@ def test_default_budget_is_documented_and_one_second():
     assert DEFAULT_BUDGET == 1.0
     assert ExpectimaxAgent().budget == DEFAULT_BUDGET
     assert "budget" in ExpectimaxAgent.__doc__
+
+
+@pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0"])
+def test_a_cheap_last_search_sends_the_next_decision_straight_to_it(
+    env_id, monkeypatch
+):
+    fake_clock(monkeypatch, 0.0)  # every search "takes" no time: cheap
+    env = played(env_id, 3, 10)
+    agent = ExpectimaxAgent(seed=0)
+    first = agent.analyze(env)
+    goal = first.stats["depth"]
+    assert first.stats["searches"] == list(range(goal - 2, goal + 1))
+    env.step(first.action)
+    second = agent.analyze(env)
+    if second.stats["depth"] != goal:  # the board's automatic depth moved on
+        pytest.skip("pick another position: the automatic depth changed")
+    assert second.stats["searches"] == [goal] and not second.stats["budget_cut"]
+    alone = ExpectimaxAgent(seed=0, budget=None).analyze(env)
+    np.testing.assert_array_equal(second.values, alone.values)
+
+
+def test_a_direct_search_that_runs_long_falls_back_to_shallower_ones(monkeypatch):
+    fake_clock(monkeypatch, 0.0)
+    env = played("Threes-v0", 2, 15)
+    agent = ExpectimaxAgent(seed=0)
+    goal = agent.analyze(env).stats["depth"]
+    # now the budget buys 50 nodes: the direct search, then the second shallower
+    # one, pass that; the decision is the shallowest search's
+    monkeypatch.setattr(expectimax, "DEFAULT_NODE_RATE", 50)
+    cut = agent.analyze(env)
+    assert cut.stats["searches"] == [goal, goal - 2, goal - 1]
+    assert cut.stats["budget_cut"] and cut.stats["depth"] == goal - 2
+    shallowest = ExpectimaxAgent(seed=0, depth=goal - 2, budget=None).analyze(env)
+    np.testing.assert_array_equal(cut.values, shallowest.values)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "options", "cutoff"),
+    [
+        ("Threes-v0", {}, 1e-3),  # automatic depth on Threes: the looser cut-off
+        ("Threes-v0", {"depth": 3}, 1e-4),
+        ("2048-v0", {}, 1e-4),
+        ("2048-v0", {"depth": 4}, 1e-4),
+    ],
+)
+def test_default_cut_off_depends_on_game_and_depth(env_id, options, cutoff):
+    # positions where the two cut-offs search different trees
+    env = played(env_id, 4, 30 if env_id == "Threes-v0" else 12)
+    default = ExpectimaxAgent(seed=0, budget=None, **options).analyze(env)
+    given = ExpectimaxAgent(seed=0, budget=None, prob_cutoff=cutoff, **options)
+    np.testing.assert_array_equal(default.values, given.analyze(env).values)
+    other = 1e-3 if cutoff == 1e-4 else 1e-4
+    wrong = ExpectimaxAgent(seed=0, budget=None, prob_cutoff=other, **options)
+    assert wrong.analyze(env).stats["nodes"] != default.stats["nodes"]

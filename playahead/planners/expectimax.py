@@ -16,9 +16,11 @@ the root move, then ``d`` rounds of (chance, best move), and evaluates the last 
 with a row-table evaluator (:mod:`playahead.planners.evaluators`). Chance branches
 whose cumulative probability falls below ``prob_cutoff`` are evaluated instead of
 expanded. With ``depth=None`` the depth follows the board: ``max(3, distinct ranks -
-2)``, at most ``max_depth``. A transposition table keyed on the board, the remaining
-depth and (Threes) the deck counts is shared by all root moves and emptied at each
-decision.
+2)``, at most ``max_depth`` (6 for both games), and on Threes the default cut-off is
+1e-3 instead of 1e-4: there the cut-off, not the depth, is what bounds the search
+(``python -m benchmarks cutoffs``). A transposition table keyed on the board, the
+remaining depth and (Threes) the deck counts is shared by all root moves and emptied at
+each decision.
 
 Learned leaves: ``evaluator="ntuple:path=DIR"`` (spec
 ``expectimax:evaluator=ntuple:path=DIR``, other options before or after it, e.g.
@@ -36,6 +38,7 @@ its own generator breaks ties between equal values.
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -53,7 +56,16 @@ DEFAULT_EVALUATOR = {"2048": "monotonic", "Threes": "features"}
 #: CPU seconds per decision that the automatic depth keeps to (see ``budget``).
 DEFAULT_BUDGET = 1.0
 #: Largest automatic depth when ``max_depth`` is not given.
-DEFAULT_MAX_DEPTH = {"2048": 6, "Threes": 4}
+DEFAULT_MAX_DEPTH = {"2048": 6, "Threes": 6}
+#: Probability cut-off when none is given: with a fixed ``depth``, and with the
+#: automatic depth per game (:data:`AUTO_PROB_CUTOFF`).
+DEFAULT_PROB_CUTOFF = 1e-4
+AUTO_PROB_CUTOFF = {"2048": 1e-4, "Threes": 1e-3}
+#: A budgeted decision goes straight to the automatic depth when this agent's last
+#: search at that depth took at most ``DIRECT_SHARE`` of the budget; that search may
+#: then use ``DIRECT_LIMIT`` of it before the shallower ones take over.
+DIRECT_SHARE = 0.125
+DIRECT_LIMIT = 0.75
 _GAMES = {"2048": "2048", "threes": "Threes"}
 _MAX_STAMP = 1 << 39
 _NO_LIMIT = 1 << 62
@@ -77,7 +89,8 @@ class ExpectimaxAgent(Planner):
             ``time_limit`` the search deepens 1, 2, ... up to ``depth`` (or
             ``max_depth``) while the next iteration is predicted to fit.
         prob_cutoff: chance branches with cumulative probability below this are
-            evaluated instead of expanded (0 expands everything to ``depth``).
+            evaluated instead of expanded (0 expands everything to ``depth``). None:
+            1e-4, except with the automatic depth on Threes, 1e-3.
         evaluator: ``"monotonic"`` (2048, the default there), ``"features"`` (Threes,
             the default there: tuned line features), ``"openness"`` (Threes),
             ``"score"`` (either game) or ``"ntuple:path=DIR"`` (learned leaves from
@@ -86,17 +99,20 @@ class ExpectimaxAgent(Planner):
             :func:`~playahead.planners.evaluators.weighted_table`).
         time_limit: seconds per decision (soft: a started iteration finishes), or None.
         budget: with the automatic depth (``depth`` and ``time_limit`` None), CPU
-            seconds a decision stays under (default 1.0). The search deepens from
-            two below the automatic depth; it starts a deeper search only if that is
-            predicted to fit (the last growth factor, at least 2, else 8), and
-            abandons one that reaches the number of nodes the rest of the budget buys
-            (at the node rate the last search measured), keeping the deepest finished
-            one. A search that finishes is the same as without a budget, so
-            decisions differ only where the budget binds (``stats["budget_cut"]``).
-            None: no budget, and no shallower searches.
+            seconds a decision stays under (default 1.0). If this agent's last
+            search at the automatic depth took at most an eighth of the budget, the
+            decision searches that depth directly, abandoning it at the nodes three
+            quarters of the budget buy. Otherwise (or once abandoned) it deepens
+            from two below the automatic depth; it starts a deeper search only if
+            that is predicted to fit (the last growth factor, at least 2, else 8),
+            and abandons one that reaches the number of nodes the rest of the
+            budget buys (at the node rate last measured), keeping the deepest
+            finished one. A search that finishes is the same as without a budget,
+            so decisions differ only where the budget binds (``stats["budget_cut"]``;
+            ``stats["searches"]`` lists the depths started). None: no budget, and
+            no shallower searches.
         seed: seed of the generator that breaks ties (None: fresh entropy).
-        max_depth: cap of the automatic and time-limited depth (None: 6 for 2048, 4
-            for Threes).
+        max_depth: cap of the automatic and time-limited depth (None: 6).
         tt_bits: the transposition table has ``2**tt_bits`` slots (24 bytes each).
         transposition: False turns the transposition table off.
 
@@ -111,7 +127,7 @@ class ExpectimaxAgent(Planner):
         self,
         *,
         depth: int | None = None,
-        prob_cutoff: float = 1e-4,
+        prob_cutoff: float | None = None,
         evaluator: str | Evaluator | None = None,
         time_limit: float | None = None,
         budget: float | None = DEFAULT_BUDGET,
@@ -128,15 +144,15 @@ class ExpectimaxAgent(Planner):
         ):
             raise ValueError(f"depth must be an integer >= 0 or none, got {depth!r}")
         self.depth = None if depth is None else int(depth)
-        if (
+        if prob_cutoff is not None and (
             isinstance(prob_cutoff, bool)
             or not isinstance(prob_cutoff, int | float | np.integer | np.floating)
             or not 0 <= prob_cutoff < 1
         ):
             raise ValueError(
-                f"prob_cutoff must be a number in [0, 1), got {prob_cutoff!r}"
+                f"prob_cutoff must be a number in [0, 1) or none, got {prob_cutoff!r}"
             )
-        self.prob_cutoff = float(prob_cutoff)
+        self.prob_cutoff = None if prob_cutoff is None else float(prob_cutoff)
         self._leaf = None
         if isinstance(evaluator, str) and evaluator.split(":")[0].strip() == "ntuple":
             self._leaf = _load_leaf(evaluator)
@@ -170,6 +186,8 @@ class ExpectimaxAgent(Planner):
         self.transposition = bool(transposition)
         self._tt: tuple[np.ndarray, np.ndarray] | None = None
         self._stamp = 0
+        #: CPU seconds and nodes of this agent's last finished search, by depth
+        self._cost: dict[int, tuple[float, int]] = {}
 
     def __repr__(self) -> str:
         return (
@@ -197,6 +215,11 @@ class ExpectimaxAgent(Planner):
             ev = get_evaluator(self.evaluator or DEFAULT_EVALUATOR[game], game)
         board = np.uint64(state.board)
         cap = self.max_depth or DEFAULT_MAX_DEPTH[game]
+        cutoff = self.prob_cutoff
+        if cutoff is None:
+            auto = self.depth is None
+            cutoff = AUTO_PROB_CUTOFF[game] if auto else DEFAULT_PROB_CUTOFF
+        search = functools.partial(self._search, game, state, board, ev, cutoff)
         clock = time.perf_counter
         budgeted = False
         if self.time_limit is None:
@@ -215,26 +238,36 @@ class ExpectimaxAgent(Planner):
         else:
             deepest = cap if self.depth is None else self.depth
             depths = list(range(min(1, deepest), deepest + 1))
+        goal = depths[-1]
         counters = np.array([0, 0, _NO_LIMIT], dtype=np.int64)
-        values, done, prev, last, nodes = None, 0, 0.0, 0.0, 0
+        values, done, searches = None, 0, []
+        seen = self._cost.get(goal) if budgeted else None
+        if seen is not None and seen[0] <= DIRECT_SHARE * self.budget:
+            # cheap last time: straight to the goal, with most of the budget's nodes
+            searches.append(goal)
+            share = DIRECT_LIMIT * self.budget
+            found = self._timed(search, goal, counters, clock, share, seen)
+            if found is not None:
+                values, done, depths = found, goal, []
+            else:  # abandoned: the shallower searches, never this one again
+                depths = depths[:-1]
+        prev, last = 0.0, 0.0
         for i, d in enumerate(depths):
             start = clock()
-            limit = _NO_LIMIT
+            share = None
             if i > 0:
                 growth = max(last / prev, 2.0) if prev > 0 else 8.0
                 if start + last * growth > deadline:
                     break
                 if budgeted:  # a hard stop too: the nodes the rest of the budget buys
-                    rate = nodes / last if last >= 2e-3 else DEFAULT_NODE_RATE
-                    limit = int(counters[0] + rate * max(deadline - start, 0.0))
-            counters[2] = limit
-            before = counters[0]
-            # a fresh table per depth: the last search is the same as a direct one
-            found = self._search(game, state, board, d, ev, self._table(), counters)
-            if counters[0] > limit:  # abandoned at the node limit: keep the last one
+                    share = max(deadline - start, 0.0)
+            searches.append(d)
+            seen = self._cost.get(d - 1)
+            found = self._timed(search, d, counters, clock, share, seen)
+            if found is None:  # abandoned at the node limit: keep the last one
                 break
-            values, done, nodes = found, d, int(counters[0] - before)
-            prev, last = (last, clock() - start)
+            values, done = found, d
+            prev, last = last, self._cost[d][0]
         if ev.value_kind == "score" and game == "2048":
             values = values + root.score
         action = pick_max(values, rng)
@@ -242,12 +275,32 @@ class ExpectimaxAgent(Planner):
             "nodes": int(counters[0]),
             "tt_hits": int(counters[1]),
             "depth": done,
-            "budget_cut": done < depths[-1],
+            "budget_cut": done < goal,
+            "searches": searches,
             "evaluator": ev.name if self._leaf is None else "ntuple",
         }
         return Analysis(action, values, value_kind=ev.value_kind, stats=stats)
 
-    def _search(self, game, state, board, depth, ev, tt, counters) -> np.ndarray:
+    def _timed(self, search, depth, counters, clock, seconds, seen):
+        """Run ``search`` to ``depth`` with a fresh table; with ``seconds``, abandon it
+        at the nodes those seconds buy at the rate of ``seen`` (CPU seconds, nodes of
+        an earlier search; :data:`DEFAULT_NODE_RATE` if it took under 2 ms). The
+        values, or None if abandoned; a finished search's cost goes to ``_cost``."""
+        limit = _NO_LIMIT
+        if seconds is not None:
+            took, nodes = seen
+            rate = nodes / took if took >= 2e-3 else DEFAULT_NODE_RATE
+            limit = int(counters[0] + rate * seconds)
+        counters[2] = limit
+        before, start = counters[0], clock()
+        # a fresh table per depth: the last search is the same as a direct one
+        found = search(depth, self._table(), counters)
+        if counters[0] > limit:
+            return None
+        self._cost[depth] = (clock() - start, int(counters[0] - before))
+        return found
+
+    def _search(self, game, state, board, ev, cutoff, depth, tt, counters):
         if game == "2048":
             moves, rewards = twenty48.TABLES
         else:
@@ -255,7 +308,7 @@ class ExpectimaxAgent(Planner):
         net = None if self._leaf is None else self._leaf.arrays
         ctx = (moves, rewards, ev.table, tt[0], tt[1], counters)
         cfg = (
-            self.prob_cutoff,
+            cutoff,
             float(ev.reward_weight),
             np.uint64(self._stamp),
             np.uint64(32 - self.tt_bits),
