@@ -188,3 +188,52 @@ def test_resumed_run_equals_one_run(tmp_path, tc):
     assert two.meta["tc"] is tc and two.meta["games"] == 60
     plain = load_model(_train(tmp_path, "plain", 60, eval_every=30))
     assert tc == (not np.array_equal(one.weights, plain.weights))
+
+
+def test_resume_with_a_new_rate_is_recorded_and_reproducible(tmp_path):
+    runs = []
+    for name in ("a", "b"):
+        _train(tmp_path, name, 30)
+        runs.append(load_model(_train(tmp_path, name, 60, resume=True, lr=0.01)))
+    np.testing.assert_array_equal(runs[0].weights, runs[1].weights)
+    assert runs[0].meta["lr"] == 0.01
+    assert runs[0].meta["schedule"] == [
+        {"from_game": 0, "lr": 0.1, "tc": False},
+        {"from_game": 30, "lr": 0.01, "tc": False},
+    ]
+    _train(tmp_path, "same", 30)
+    same = load_model(_train(tmp_path, "same", 60, resume=True))
+    assert "schedule" not in same.meta
+    assert not np.array_equal(same.weights, runs[0].weights)
+
+
+def test_tc_switched_on_at_resume_starts_fresh_and_survives_a_checkpoint(tmp_path):
+    """Switched on at game 30: one resume to 90 equals a resume to 60 and another to
+    90 (the accumulators started at zero and were saved at the checkpoint)."""
+    _train(tmp_path, "one", 30, eval_every=30)
+    one = load_model(_train(tmp_path, "one", 90, eval_every=30, resume=True, tc=True))
+    _train(tmp_path, "two", 30, eval_every=30)
+    _train(tmp_path, "two", 60, eval_every=30, resume=True, tc=True)
+    two = load_model(_train(tmp_path, "two", 90, eval_every=30, resume=True))
+    np.testing.assert_array_equal(one.weights, two.weights)
+    assert two.meta["tc"] is True and two.meta["schedule"][-1] == {
+        "from_game": 30,
+        "lr": 0.1,
+        "tc": True,
+    }
+    assert (tmp_path / "two" / "tc_e.npz").is_file()
+
+
+def test_cli_changes_rate_and_tc_on_resume(tmp_path):
+    out = tmp_path / "run"
+    base = [sys.executable, "-m", "playahead", "train", "ntuple", "--env", "2048-v0"]
+    opts = ["--out", str(out), "--patterns", "0123", "--eval-games", "2"]
+    opts += ["--no-progress", "--no-tensorboard"]
+    subprocess.run([*base, "--games", "20", "--tc", *opts], check=True)
+    subprocess.run(
+        [*base, "--games", "40", *opts, "--resume", "--lr", "0.05", "--no-tc"],
+        check=True,
+    )
+    meta = json.loads((out / "model.json").read_text())
+    assert (meta["lr"], meta["tc"], meta["games"]) == (0.05, False, 40)
+    assert meta["schedule"][-1] == {"from_game": 20, "lr": 0.05, "tc": False}

@@ -102,16 +102,32 @@ def _tc_state(model: NTupleModel, out: Path, resume: bool):
     return read_sparse(out / "tc_e.npz", shape), read_sparse(out / "tc_a.npz", shape)
 
 
+def _change_schedule(meta: dict, done: int, lr, tc) -> bool:
+    """Apply a resumed run's new ``lr``/``tc`` to ``meta`` and its ``schedule``;
+    True if TC was just switched on (its accumulators start from zero)."""
+    new = {"lr": meta["lr"] if lr is None else float(lr)}
+    new["tc"] = bool(meta.get("tc", False)) if tc is None else bool(tc)
+    old = {"lr": float(meta["lr"]), "tc": bool(meta.get("tc", False))}
+    if new == old:
+        return False
+    schedule = meta.setdefault("schedule", [{"from_game": 0, **old}])
+    if schedule[-1]["from_game"] == done:  # changed again before any game
+        schedule.pop()
+    schedule.append({"from_game": done, **new})
+    meta.update(new)
+    return new["tc"] and not old["tc"]
+
+
 def train_ntuple(
     env_id: str,
     games: int,
     out: str | Path,
     *,
     seed: int = 0,
-    lr: float = 0.1,
+    lr: float | None = None,
     patterns=None,
     init: float = 0.0,
-    tc: bool = False,
+    tc: bool | None = None,
     env_kwargs: dict | None = None,
     eval_every: int = 10_000,
     eval_games: int = 100,
@@ -126,15 +142,21 @@ def train_ntuple(
         games: total training games (a resumed run plays the rest).
         out: run directory.
         seed: seed of the training generator.
-        lr: TD learning rate, spread over the ``8 * P`` lookups.
+        lr: TD learning rate, spread over the ``8 * P`` lookups (None: 0.1; on
+            ``resume``, None keeps the run's rate and a number changes it from the
+            checkpoint on: see ``schedule`` below).
         patterns: tuple patterns (hex strings of cells, e.g. ``"012345"``); None:
             4 x 6-tuples for 2048, 4 x 5-tuples for Threes.
         init: optimistic initial value of every afterstate.
         tc: temporal coherence (Jaskowski's TC(0)): each weight's step is ``lr``
             times ``|E| / A`` of its accumulated errors (see
             :mod:`playahead.ntuple._td`); the accumulators are saved beside the
-            model (``tc_e.npz``, ``tc_a.npz``). A resumed run keeps the setting it
-            was started with (like ``lr``).
+            model (``tc_e.npz``, ``tc_a.npz``). None: off; on ``resume``, None
+            keeps the run's setting and True/False switches it from the checkpoint
+            on (switched on, the accumulators start from zero). A change on resume
+            appends ``{"from_game", "lr", "tc"}`` to ``model.json``'s
+            ``"schedule"`` (whose first entry is the start), so a fine-tuned net
+            is rebuilt by the same commands.
         env_kwargs: Threes' rule variant (``merge_6144``, ``bonus_preview``).
         eval_every: games between greedy evaluations (and checkpoints).
         eval_games: held-out games per evaluation.
@@ -155,26 +177,29 @@ def train_ntuple(
     ):
         if not isinstance(v, int | np.integer) or not 1 <= v <= cap:
             raise ValueError(f"{name} must be an integer in 1..{cap}, got {v!r}")
-    if not 0 < lr <= 1:
+    if lr is not None and not (isinstance(lr, int | float) and 0 < lr <= 1):
         raise ValueError(f"lr must be in (0, 1], got {lr!r}")
     out = Path(out)
+    fresh_tc = not resume
     if resume:
         model = load_model(out, env_id)
         done = int(model.meta.get("games", 0))
         rng = np.random.default_rng()
         rng.bit_generator.state = model.meta["rng_state"]
         moves_done = int(model.meta.get("moves", 0))
+        fresh_tc = _change_schedule(model.meta, done, lr, tc)
     else:
         model = NTupleModel.new(
             env_id, patterns, init, env_kwargs=dict(env_kwargs or {})
         )
+        lr, tc = 0.1 if lr is None else float(lr), bool(tc)
         model.meta = {"seed": seed, "lr": lr, "init": init, "tc": tc, "games": 0}
         done, moves_done = 0, 0
         rng = np.random.default_rng(seed)
     moves, rewards, bonus = rules(model)
     runs = pattern_runs(model.cells)
     lr = float(model.meta["lr"])
-    tc_e, tc_a = _tc_state(model, out, resume)
+    tc_e, tc_a = _tc_state(model, out, not fresh_tc)
     scalars = _Scalars(out / "tb", tensorboard)
     from tqdm.auto import tqdm
 

@@ -111,7 +111,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     nt.add_argument(
         "--games", type=_positive_int, default=100_000, help="training games"
     )
-    nt.add_argument("--lr", type=float, default=0.1, help="TD learning rate")
+    nt.add_argument(
+        "--lr",
+        type=float,
+        default=None,
+        help="TD learning rate (default 0.1; with --resume, a new rate from the "
+        "checkpoint on, recorded in model.json's schedule)",
+    )
     nt.add_argument(
         "--patterns",
         default=None,
@@ -121,8 +127,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     nt.add_argument("--init", type=float, default=0.0, help="optimistic initial value")
     nt.add_argument(
         "--tc",
-        action="store_true",
-        help="temporal coherence: per-weight learning rates |E|/A (Jaskowski's TC(0))",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="temporal coherence: per-weight learning rates |E|/A (Jaskowski's "
+        "TC(0)); off by default; with --resume, --tc / --no-tc switch it from the "
+        "checkpoint on",
     )
     nt.add_argument(
         "--eval-every",
