@@ -35,6 +35,7 @@ from playahead.ntuple import _td
 from playahead.ntuple.model import DEFAULT_PATTERNS, NTupleModel, load_model
 
 WARMUP = 5000
+ONE_STAGE = np.zeros(0, np.int64)  # the net has one stage
 CPP_RATES = (2.3e6, 6.5e6)
 
 
@@ -92,6 +93,7 @@ def _start_model(start, warmup: int) -> NTupleModel:
         np.empty((warmup, 3), np.int64),
         none,
         none,
+        ONE_STAGE,
     )
     model.meta["games"] = warmup
     return model
@@ -118,7 +120,7 @@ def measure(
 
     def fused(w, rng):
         return _td.train_games(
-            0, games, 0.1, w, runs, rng, moves, rewards, 0, rows, none, none
+            0, games, 0.1, w, runs, rng, moves, rewards, 0, rows, none, none, ONE_STAGE
         )
 
     def unfused(w, rng):
@@ -139,6 +141,7 @@ def measure(
         rows[:1],
         none,
         none,
+        ONE_STAGE,
     )
     unfused_games(
         1, 0.1, small.weights, small.cells, np.random.default_rng(0), moves, rewards

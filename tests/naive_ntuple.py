@@ -50,6 +50,13 @@ def preview_code(cards) -> int:
     return lo - 1 if lo == hi and 1 <= lo <= 3 else 3
 
 
+def staged(board, code, n_base, stages) -> int:
+    """Code of a multi-stage net: ``code + n_base *`` (stage ranks the board's largest
+    rank reaches)."""
+    top = max(max(row) for row in grid(board))
+    return code + n_base * sum(top >= r for r in stages)
+
+
 def value(board, code, weights, patterns) -> float:
     lanes = [0.0] * 8
     for q, (p, i) in enumerate(indices(board, patterns)):
@@ -80,8 +87,9 @@ def td_step(board, code, exact, alpha, weights, patterns, tc=None) -> float:
     return value(board, code, weights, patterns)
 
 
-def play(game, weights, patterns, rng, moves, rewards, bonus_preview):
-    """One greedy game: ``(afterstates, codes, gains, score, top_rank)``."""
+def play(game, weights, patterns, rng, moves, rewards, bonus_preview, stages=()):
+    """One greedy game: ``(afterstates, codes, gains, score, top_rank)``; ``stages``:
+    the stage ranks of a multi-stage net."""
     if game == 0:
         board, cards = np.uint64(twenty48.new_game(rng)), 0
     else:
@@ -101,13 +109,14 @@ def play(game, weights, patterns, rng, moves, rewards, bonus_preview):
             if not legal:
                 continue
             v = float(r)
+            c = staged(after, code, 1 if game == 0 else 4, stages)
             if game == 0 or twenty48.max_rank(after) != threes.RANK_12288:
-                v += value(after, code, weights, patterns)
+                v += value(after, c, weights, patterns)
             if v > best:
-                best, choice = v, (a, after, int(r))
+                best, choice = v, (a, after, int(r), c)
         if choice is None:
             break
-        a, after, r = choice
+        a, after, r, code = choice
         after = np.uint64(after)  # numba returns uint64 results as Python ints
         if gains:
             gains[-1] += r
@@ -127,13 +136,13 @@ def play(game, weights, patterns, rng, moves, rewards, bonus_preview):
     return afters, codes, gains, score, int(twenty48.max_rank(board))
 
 
-def train(game, n_games, alpha, weights, patterns, rng, rules, tc=None):
+def train(game, n_games, alpha, weights, patterns, rng, rules, tc=None, stages=()):
     """Play and learn ``n_games`` games in place; rows of (score, top rank, moves)."""
     moves, rewards, bonus = rules
     rows = []
     for _ in range(n_games):
         afters, codes, gains, score, top = play(
-            game, weights, patterns, rng, moves, rewards, bonus
+            game, weights, patterns, rng, moves, rewards, bonus, stages
         )
         exact = 0.0
         for t in range(len(afters) - 1, -1, -1):
@@ -154,14 +163,15 @@ def _packed(board, game):
     )
 
 
-def expectimax_2048(board, depth, cutoff, weights, patterns):
+def expectimax_2048(board, depth, cutoff, weights, patterns, stages=()):
     """Value of each first move (None where illegal): merge rewards along the path
     plus the learned value of the afterstate where the search stops (the reference
     expectimax of ``naive_expectimax`` with this value as its evaluator)."""
     from tests.naive_expectimax import values_2048
 
     def learned(b):
-        return value(_packed(b, "2048"), 0, weights, patterns)
+        packed = _packed(b, "2048")
+        return value(packed, staged(packed, 0, 1, stages), weights, patterns)
 
     return values_2048(board, depth, cutoff, learned)
 
@@ -171,7 +181,9 @@ def card_code(card: int) -> int:
     return card - 1 if card <= 3 else 3
 
 
-def expectimax_threes(board, deck, preview, depth, cutoff, weights, patterns):
+def expectimax_threes(
+    board, deck, preview, depth, cutoff, weights, patterns, stages=()
+):
     """Value of each first move (None where illegal) as expected final scores: the
     score of the afterstate where the search stops plus its learned value, with the
     preview code of the card about to enter (``preview``: the faces the env's preview
@@ -184,7 +196,8 @@ def expectimax_threes(board, deck, preview, depth, cutoff, weights, patterns):
 
     def leaf(after, code):
         v = float(ref.score_threes(after))
-        return v + value(_packed(after, "Threes"), code, weights, patterns)
+        packed = _packed(after, "Threes")
+        return v + value(packed, staged(packed, code, 4, stages), weights, patterns)
 
     def card_value(b, dk, d, cprob):
         cut = d <= 0 or cprob < cutoff

@@ -10,7 +10,7 @@ import pytest
 
 import playahead
 from playahead.games import threes, twenty48
-from playahead.ntuple.model import NTupleModel
+from playahead.ntuple.model import NTupleModel, load_model
 from playahead.planners.expectimax import ExpectimaxAgent
 from tests import naive_ntuple as naive
 from tests.test_expectimax import (
@@ -27,17 +27,16 @@ PATTERNS = ("012", "459")
 CELLS = [tuple(int(c, 16) for c in p) for p in PATTERNS]
 
 
-def model_dir(tmp_path, env_id, seed=0, **env_kwargs):
-    """A saved net with random weights (afterstate values of a few hundred points)."""
-    model = NTupleModel.new(env_id, PATTERNS, env_kwargs=env_kwargs)
+def model_dir(tmp_path, env_id, seed=0, stages=(), **env_kwargs):
+    """A saved net with random weights (afterstate values of a few hundred points);
+    ``stages``: tile values of a multi-stage net."""
+    model = NTupleModel.new(env_id, PATTERNS, stages=stages, env_kwargs=env_kwargs)
     rng = np.random.default_rng(seed)
     model.weights[:] = rng.normal(0, 20, size=model.weights.shape)
-    return model.save(tmp_path / f"{env_id}-{seed}")
+    return model.save(tmp_path / f"{env_id}-{seed}-{len(stages)}")
 
 
 def weights_of(path):
-    from playahead.ntuple.model import load_model
-
     return load_model(path).weights
 
 
@@ -150,3 +149,43 @@ def test_learned_leaf_errors(tmp_path):
     other = model_dir(tmp_path, "Threes-v0", merge_6144=False)
     with pytest.raises(ValueError, match="merge_6144"):
         ExpectimaxAgent(depth=1, evaluator=f"ntuple:path={other}").act(threes_env)
+
+
+@pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0"])
+def test_multi_stage_leaves_match_reference(tmp_path, env_id):
+    """A multi-stage net values each leaf with the weight set of the leaf's own
+    largest tile (boundaries low enough that searches cross them)."""
+    rng = np.random.default_rng(7)
+    stages = (16, 64) if env_id == "2048-v0" else (12, 48)
+    path = model_dir(tmp_path, env_id, 7, stages=stages)
+    weights = weights_of(path)
+    ranks = tuple(int(r) for r in load_model(path).stage_ranks)
+    checked = 0
+    for _ in range(4):
+        if env_id == "2048-v0":
+            faces = random_2048(rng, int(rng.integers(10, 14)))
+            if twenty48.is_over(twenty48.from_faces(faces), *twenty48.TABLES):
+                continue
+            got = ExpectimaxAgent(
+                depth=1, prob_cutoff=0.0, evaluator=f"ntuple:path={path}", seed=0
+            ).analyze(env_2048(faces))
+            want = naive.expectimax_2048(faces.tolist(), 1, 0.0, weights, CELLS, ranks)
+        else:
+            faces = random_threes(rng, int(rng.integers(9, 13)), 6)
+            if threes.is_over(threes.from_faces(faces), *threes.tables(True)[:2]):
+                continue
+            deck = tuple(int(x) for x in rng.integers(0, 3, 3))
+            window, preview = random_preview(rng, int(faces.max()))
+            got = ExpectimaxAgent(
+                depth=1, prob_cutoff=0.0, evaluator=f"ntuple:path={path}", seed=0
+            ).analyze(env_threes(faces, deck, window))
+            want = naive.expectimax_threes(
+                faces.tolist(), deck, preview, 1, 0.0, weights, CELLS, ranks
+            )
+        assert_values_match(got.values, want)
+        one_stage = naive.expectimax_2048 if env_id == "2048-v0" else None
+        if one_stage is not None:  # the stages matter on these boards
+            flat = naive.expectimax_2048(faces.tolist(), 1, 0.0, weights, CELLS)
+            assert flat != want
+        checked += 1
+    assert checked >= 2

@@ -106,14 +106,22 @@ def _rules(game):
 
 
 @pytest.mark.parametrize(
-    ("game", "n_games", "tc"),
-    [(0, 3, False), (1, 2, False), (0, 2, True), (1, 1, True)],
+    ("game", "n_games", "tc", "stages"),
+    [
+        (0, 3, False, ()),
+        (1, 2, False, ()),
+        (0, 2, True, ()),
+        (1, 1, True, ()),
+        (0, 3, False, (5, 7)),  # multi-stage: 32 and 128 start new weight sets
+        (1, 2, True, (6,)),  # 24
+    ],
 )
-def test_training_matches_reference(game, n_games, tc):
+def test_training_matches_reference(game, n_games, tc, stages):
     """Same seed, same games and bit for bit the same weights (and TC accumulators)
     as the plain-Python TD(0) / TC(0) reference, from an optimistic start."""
     runs = k.pattern_runs(k.symmetric_cells(PATTERNS))
-    weights = np.full((2, 1 if game == 0 else 4, 16**3), 0.5, np.float32)
+    codes = (1 if game == 0 else 4) * (len(stages) + 1)
+    weights = np.full((2, codes, 16**3), 0.5, np.float32)
     ref = weights.copy()
     if tc:
         e, a = np.zeros_like(weights), np.zeros_like(weights)
@@ -124,15 +132,40 @@ def test_training_matches_reference(game, n_games, tc):
     out = np.empty((n_games, 3), np.int64)
     rules = _rules(game)
     rng = np.random.default_rng(11)
-    n = _td.train_games(game, n_games, 0.1, weights, runs, rng, *rules, out, e, a)
+    ranks = np.array(stages, np.int64)
+    args = (weights, runs, rng, *rules, out, e, a, ranks)
+    n = _td.train_games(game, n_games, 0.1, *args)
     rows = naive.train(
-        game, n_games, 0.1, ref, PATTERNS, np.random.default_rng(11), rules, ref_tc
+        game,
+        n_games,
+        0.1,
+        ref,
+        PATTERNS,
+        np.random.default_rng(11),
+        rules,
+        ref_tc,
+        stages,
     )
     assert out.tolist() == [list(r) for r in rows]
     assert n == sum(r[2] for r in rows) > 20
     np.testing.assert_array_equal(weights, ref)
     assert not np.array_equal(weights, np.full_like(weights, 0.5))
+    base = 1 if game == 0 else 4
+    for s in range(len(stages) + 1):  # every stage's weight set was trained
+        assert (weights[:, s * base : (s + 1) * base] != 0.5).any()
     if tc:
         np.testing.assert_array_equal(e, ref_tc[0])
         np.testing.assert_array_equal(a, ref_tc[1])
         assert (a >= np.abs(e)).all() and a.max() > 0
+
+
+def test_staged_code_counts_the_stages_the_largest_tile_reaches():
+    board = np.uint64(twenty48.from_faces(np.array([[2, 4, 0, 0]] + [[0] * 4] * 3)))
+    stages = np.array([2, 3, 5], np.int64)  # largest rank here: 2 (a 4)
+    assert k.staged(board, 1, 4, stages) == 1 + 4 * 1
+    assert k.staged(board, 0, 1, stages[:0]) == 0
+    assert k.staged(board, 2, 4, np.array([1, 2], np.int64)) == 2 + 4 * 2
+    assert k.staged(board, 3, 4, np.array([3], np.int64)) == 3
+    for code in range(4):
+        got = k.staged(board, code, 4, stages)
+        assert got == naive.staged(board, code, 4, tuple(stages))

@@ -237,3 +237,77 @@ def test_cli_changes_rate_and_tc_on_resume(tmp_path):
     meta = json.loads((out / "model.json").read_text())
     assert (meta["lr"], meta["tc"], meta["games"]) == (0.05, False, 40)
     assert meta["schedule"][-1] == {"from_game": 20, "lr": 0.05, "tc": False}
+
+
+def test_multi_stage_net_trains_saves_and_plays(tmp_path):
+    from tests import naive_ntuple as naive
+
+    path = _train(tmp_path, "ms", 60, env_id="Threes-v0", stages="24,96")
+    model = load_model(path, "Threes-v0")
+    assert model.stages == (24, 96) and model.stage_ranks.tolist() == [6, 8]
+    assert model.weights.shape == (4, 4 * 3, 16**4)
+    assert json.loads((path / "model.json").read_text())["stages"] == [24, 96]
+    assert (model.weights[:, 4:8] != 0).any()  # the second stage learned too
+    env = _threes()
+    for _ in range(60):  # into the second stage: a 24 on the board
+        if _top(env) >= 24:
+            break
+        env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+    assert _top(env) >= 24
+    agent = make_agent(f"ntuple:path={path}", seed=0)
+    got = agent.analyze(env).values
+    state = env.unwrapped.clone_state()
+    from playahead.games import threes
+    from playahead.ntuple._kernels import preview_code
+
+    moves, rewards, _ = threes.tables(True)
+    code = preview_code(np.int64(state.cards))
+    cells = [tuple(int(c, 16) for c in p) for p in model.patterns]
+    for a in range(4):
+        after, moved, r = threes.move(np.uint64(state.board), a, moves, rewards)
+        if not moved:
+            assert np.isnan(got[a])
+            continue
+        c = naive.staged(np.uint64(after), int(code), 4, (6, 8))
+        want = r + naive.value(np.uint64(after), c, model.weights, cells)
+        assert got[a] == pytest.approx(want, rel=1e-12)
+    again = load_model(model.save(tmp_path / "copy"))
+    assert again.stages == (24, 96)
+    np.testing.assert_array_equal(again.weights, model.weights)
+
+
+def _top(env):
+    from playahead.games import threes
+
+    board = threes.to_faces(env.unwrapped.clone_state().board)
+    return int(np.max(board))
+
+
+@pytest.mark.parametrize(
+    ("env_id", "stages", "match"),
+    [
+        ("Threes-v0", "384,100", "not a tile"),
+        ("Threes-v0", "768,384", "ascending"),
+        ("2048-v0", "4096,2048", "ascending"),
+        ("2048-v0", "3", "not a tile"),
+        ("2048-v0", "64,128,256,512", "at most"),
+    ],
+)
+def test_bad_stages_are_refused(tmp_path, env_id, stages, match):
+    with pytest.raises(ValueError, match=match):
+        _train(tmp_path, "bad", 5, env_id=env_id, stages=stages)
+    assert not (tmp_path / "bad").exists()
+    good = _train(tmp_path, "good", 5, env_id=env_id)
+    meta = json.loads((good / "model.json").read_text())
+    meta["stages"] = stages.split(",")
+    (good / "model.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match=match):
+        load_model(good)
+
+
+def test_cli_trains_a_multi_stage_net(tmp_path):
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "playahead", "train", "ntuple", "--env", "2048-v0"]
+    cmd += ["--games", "10", "--patterns", "0123", "--stages", "64", "--out", str(out)]
+    subprocess.run([*cmd, "--no-progress", "--no-tensorboard"], check=True)
+    assert load_model(out).weights.shape == (1, 2, 16**4)

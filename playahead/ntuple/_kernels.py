@@ -16,6 +16,10 @@ Public kernel signatures (stable; the expectimax leaf uses ``fast_value``):
   same value (same bits) through :func:`lookups`, for hot loops (the TD training in
   :mod:`playahead.ntuple._td`, the expectimax leaf); ``flat = weights.reshape(-1)``,
   ``runs = pattern_runs(cells)``.
+* ``staged(board, code, n_base, stages) -> int64``: the code a multi-stage net reads
+  for afterstate ``board``: ``code + n_base * s``, where ``s`` counts the stage ranks
+  (int64, ascending) that the board's largest rank reaches; ``n_base`` is the number
+  of codes of one stage (1 for 2048, 4 for Threes). Without stages it is ``code``.
 
 The value of an afterstate (the board after the move, before chance) estimates the
 score still to come, for Threes including the card about to enter.
@@ -26,7 +30,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from playahead.games._board64 import transpose
+from playahead.games._board64 import max_rank, transpose
 from playahead.ntuple._prefetch import prefetch
 
 _NIB = np.uint64(0xF)
@@ -62,6 +66,19 @@ def preview_code(cards):
     if lo == hi and 1 <= lo <= 3:
         return np.int64(lo - 1)
     return np.int64(3)
+
+
+@nb.njit(cache=True)
+def staged(board, code, n_base, stages):
+    """Code of ``board`` in a multi-stage net (module docstring): one weight set per
+    stage, the stage set by the largest tile of the afterstate."""
+    s = np.int64(0)
+    if stages.size:
+        top = np.int64(max_rank(board))
+        for r in stages:
+            if top >= r:
+                s += 1
+    return np.int64(code) + np.int64(n_base) * s
 
 
 @nb.njit(cache=True)

@@ -25,7 +25,7 @@ import numba as nb
 import numpy as np
 
 from playahead.games import threes, twenty48
-from playahead.ntuple._kernels import lookups, preview_code, read
+from playahead.ntuple._kernels import N_CODES, lookups, preview_code, read, staged
 from playahead.ntuple._prefetch import prefetch
 
 MAX_MOVES = 1 << 17  # longer than any 2048 (or Threes) game the 4-bit board can hold
@@ -40,17 +40,19 @@ def trail_buffers(runs, moves: int = MAX_MOVES):
 
 
 @nb.njit(cache=True)
-def play(game, weights, runs, rng, moves, rewards, bonus_preview, trail, gains):
+def play(game, weights, runs, rng, moves, rewards, bonus_preview, trail, gains, stages):
     """One greedy game on ``reward + V(afterstate)`` from a new start (``game`` 0 is
     2048, 1 Threes; first action wins ties).
 
     Records in ``trail[t]`` the flat weight indices of the ``t``-th afterstate (its
-    preview code included) and in ``gains[t]`` the reward that came after it (the
-    next move's plus, for Threes, the entering card's points). Returns ``(score,
-    top_rank, n_moves)``.
+    preview code and, with ``stages``, its stage included: see
+    :func:`~playahead.ntuple._kernels.staged`) and in ``gains[t]`` the reward that
+    came after it (the next move's plus, for Threes, the entering card's points).
+    Returns ``(score, top_rank, n_moves)``.
     """
     flat = weights.reshape(-1)
     n_codes, size = weights.shape[1], weights.shape[2]
+    n_base = 1 if game == 0 else N_CODES
     width = trail.shape[1]
     imgs = np.empty(8, np.uint64)
     idx = np.empty(4 * width, np.int64)
@@ -79,7 +81,8 @@ def play(game, weights, runs, rng, moves, rewards, bonus_preview, trail, gains):
                 if moved == 0:
                     continue
             acts[k], afts[k], rews[k] = a, after, r
-            lookups(after, code, runs, n_codes, size, imgs, idx, k * width, flat)
+            sc = staged(after, code, n_base, stages)
+            lookups(after, sc, runs, n_codes, size, imgs, idx, k * width, flat)
             k += 1
         if k == 0:
             break
@@ -156,11 +159,12 @@ def train_games(
     out,
     tc_e,
     tc_a,
+    stages,
 ):
     """Play and learn ``n_games`` games; ``out: int64[n_games, 3]`` gets each game's
     (score, top rank, moves). ``tc_e``/``tc_a``: temporal-coherence accumulators
-    shaped like ``weights`` (size 0 for plain TD). Returns the number of TD
-    updates."""
+    shaped like ``weights`` (size 0 for plain TD); ``stages``: the stage ranks of a
+    multi-stage net (size 0 for one stage). Returns the number of TD updates."""
     trail = np.empty((MAX_MOVES, 8 * runs.shape[0]), np.int64)
     gains = np.empty(MAX_MOVES, np.int64)
     flat = weights.reshape(-1)
@@ -168,7 +172,16 @@ def train_games(
     updates = np.int64(0)
     for g in range(n_games):
         s, top, n = play(
-            game, weights, runs, rng, moves, rewards, bonus_preview, trail, gains
+            game,
+            weights,
+            runs,
+            rng,
+            moves,
+            rewards,
+            bonus_preview,
+            trail,
+            gains,
+            stages,
         )
         learn(trail, gains, n, alpha, flat, e, a)
         out[g, 0], out[g, 1], out[g, 2] = s, top, n

@@ -47,13 +47,15 @@ class NTupleAgent(Planner):
         board = np.uint64(state.board)
         cards = np.int64(getattr(state, "cards", 0))
         code = k.preview_code(cards) if self.model.game == 1 else 0
+        n_base, stages = self.model.n_base, self.model.stage_ranks
         values = np.full(root.mask.size, np.nan)
         for a in root.legal:
             after, _, r = move_rows(board, int(a), moves, rewards)
             after = np.uint64(after)  # numba returns uint64 as a Python int
             values[a] = r
             if self.model.game == 0 or max_rank(after) != 15:  # 12288 ends Threes
-                values[a] += k.value(after, code, self.model.weights, self.cells)
+                c = k.staged(after, code, n_base, stages)
+                values[a] += k.value(after, c, self.model.weights, self.cells)
         action = pick_max(values, rng)
         return Analysis(
             action, masked(values, root.mask), value_kind="score", stats={"nodes": 4}

@@ -26,6 +26,47 @@ DEFAULT_PATTERNS = ("012345", "456789", "012456", "45689a")
 #: as float32; 6-tuples would take 1 GB).
 THREES_PATTERNS = ("01234", "45678", "01245", "45689")
 MAX_CELLS = 6
+MAX_STAGES = 3
+
+
+def tile_faces(env_id: str) -> tuple[int, ...]:
+    """The tile (card) value of each rank 0..15 of ``env_id``'s packed board."""
+    if env_id == "2048-v0":
+        return (0, *(2**r for r in range(1, 16)))
+    from playahead.games.threes import CARD_VALUES
+
+    return tuple(CARD_VALUES)
+
+
+def parse_stages(env_id: str, stages) -> tuple[int, ...]:
+    """Validate the stage boundaries of a multi-stage net: tile values of the game,
+    ascending, at most :data:`MAX_STAGES` (each adds a weight set).
+
+    Raises:
+        ValueError: a value that is no tile of the game, not ascending, or too many.
+    """
+    if stages is None:
+        return ()
+    if isinstance(stages, str):
+        stages = [x for x in stages.replace(",", " ").split() if x]
+    faces = tile_faces(env_id)
+    out = []
+    for x in stages:
+        try:
+            v = int(x)
+        except (TypeError, ValueError):
+            v = None
+        if v is None or v not in faces[2:] or isinstance(x, bool):
+            raise ValueError(
+                f"stage {x!r} is not a tile of {env_id}: give tile values such as "
+                + ("2048,4096" if env_id == "2048-v0" else "384,768")
+            )
+        out.append(v)
+    if out != sorted(set(out)):
+        raise ValueError(f"stages must be distinct and ascending, got {out}")
+    if len(out) > MAX_STAGES:
+        raise ValueError(f"at most {MAX_STAGES} stage boundaries, got {len(out)}")
+    return tuple(out)
 
 
 def parse_patterns(patterns) -> tuple[str, ...]:
@@ -59,10 +100,13 @@ class NTupleModel:
     Attributes:
         env_id: ``"2048-v0"`` or ``"Threes-v0"``.
         patterns: tuple patterns as hex strings.
-        weights: ``float32[P, C, 16**K]``; ``C`` is 1 for 2048, 4 preview codes for
-            Threes.
+        weights: ``float32[P, C * (S + 1), 16**K]``; ``C`` is 1 for 2048, 4 preview
+            codes for Threes; ``S`` the number of ``stages``.
         env_kwargs: the rule variant (Threes: ``merge_6144``, ``bonus_preview``).
         meta: training facts (games, seed, lr, init, ...).
+        stages: multi-stage boundaries (tile values, ascending; Yeh et al.'s
+            multi-stage nets): an afterstate whose largest tile reaches ``k`` of
+            them is valued by weight set ``k``. Empty: one stage.
     """
 
     env_id: str
@@ -70,9 +114,10 @@ class NTupleModel:
     weights: np.ndarray
     env_kwargs: dict = dataclasses.field(default_factory=dict)
     meta: dict = dataclasses.field(default_factory=dict)
+    stages: tuple[int, ...] = ()
 
     @classmethod
-    def new(cls, env_id: str, patterns=None, init: float = 0.0, **kw):
+    def new(cls, env_id: str, patterns=None, init: float = 0.0, stages=(), **kw):
         """Zero weights, or ``init`` spread so every afterstate starts at ``init``;
         ``patterns`` None takes the env's default."""
         if env_id not in ENVS:
@@ -80,10 +125,22 @@ class NTupleModel:
         if patterns is None:
             patterns = DEFAULT_PATTERNS if env_id == "2048-v0" else THREES_PATTERNS
         patterns = parse_patterns(patterns)
-        codes = 1 if env_id == "2048-v0" else N_CODES
+        stages = parse_stages(env_id, stages)
+        codes = _base_codes(env_id) * (len(stages) + 1)
         per = float(init) / (8 * len(patterns))
         w = np.full((len(patterns), codes, 16 ** len(patterns[0])), per, np.float32)
-        return cls(env_id, patterns, w, **kw)
+        return cls(env_id, patterns, w, stages=stages, **kw)
+
+    @property
+    def n_base(self) -> int:
+        """Codes of one stage: 1 for 2048, the 4 preview codes for Threes."""
+        return _base_codes(self.env_id)
+
+    @property
+    def stage_ranks(self) -> np.ndarray:
+        """int64 ranks of :attr:`stages` (the kernels' ``stages`` argument)."""
+        faces = tile_faces(self.env_id)
+        return np.array([faces.index(v) for v in self.stages], np.int64)
 
     @property
     def cells(self) -> np.ndarray:
@@ -117,6 +174,7 @@ class NTupleModel:
             "env_id": self.env_id,
             "env_kwargs": self.env_kwargs,
             "patterns": list(self.patterns),
+            **({"stages": list(self.stages)} if self.stages else {}),
             **self.meta,
         }
         (out / "model.json").write_text(json.dumps(meta, indent=2) + "\n")
@@ -211,14 +269,24 @@ def load_model(path: str | Path, env_id: str | None = None) -> NTupleModel:
     if env_id is not None and meta["env_id"] != env_id:
         raise ValueError(f"{path} is a model for {meta['env_id']}, not {env_id}")
     patterns = parse_patterns(meta["patterns"])
-    codes = 1 if meta["env_id"] == "2048-v0" else N_CODES
+    try:
+        stages = parse_stages(meta["env_id"], meta.get("stages", []))
+    except ValueError as err:
+        _fail(meta_path, str(err))
+    codes = _base_codes(meta["env_id"]) * (len(stages) + 1)
     w = read_sparse(w_path, (len(patterns), codes, 16 ** len(patterns[0])))
     rest = {
         k: v
         for k, v in meta.items()
-        if k not in ("format", "version", "env_id", "env_kwargs", "patterns")
+        if k not in ("format", "version", "env_id", "env_kwargs", "patterns", "stages")
     }
-    return NTupleModel(meta["env_id"], patterns, w, meta.get("env_kwargs", {}), rest)
+    return NTupleModel(
+        meta["env_id"], patterns, w, meta.get("env_kwargs", {}), rest, stages
+    )
+
+
+def _base_codes(env_id: str) -> int:
+    return 1 if env_id == "2048-v0" else N_CODES
 
 
 def leaf_arrays(path: str | Path, env_id: str | None = None):

@@ -49,10 +49,20 @@ def evaluate(model: NTupleModel, games: int, first_seed: int = EVAL_SEED_BASE):
     runs = pattern_runs(model.cells)
     trail, gains = _td.trail_buffers(runs)
     out = np.empty((games, 3), np.int64)
+    stages = model.stage_ranks
     for i in range(games):
         rng = np.random.default_rng(first_seed + i)
         out[i] = _td.play(
-            model.game, model.weights, runs, rng, moves, rewards, bonus, trail, gains
+            model.game,
+            model.weights,
+            runs,
+            rng,
+            moves,
+            rewards,
+            bonus,
+            trail,
+            gains,
+            stages,
         )
     return out
 
@@ -128,6 +138,7 @@ def train_ntuple(
     patterns=None,
     init: float = 0.0,
     tc: bool | None = None,
+    stages=None,
     env_kwargs: dict | None = None,
     eval_every: int = 10_000,
     eval_games: int = 100,
@@ -157,6 +168,10 @@ def train_ntuple(
             appends ``{"from_game", "lr", "tc"}`` to ``model.json``'s
             ``"schedule"`` (whose first entry is the start), so a fine-tuned net
             is rebuilt by the same commands.
+        stages: multi-stage boundaries, tile values (e.g. ``"384,768"``): one
+            weight set per stage, chosen by the afterstate's largest tile (see
+            :class:`~playahead.ntuple.model.NTupleModel`); a new run only (a resumed
+            run keeps its own).
         env_kwargs: Threes' rule variant (``merge_6144``, ``bonus_preview``).
         eval_every: games between greedy evaluations (and checkpoints).
         eval_games: held-out games per evaluation.
@@ -190,7 +205,7 @@ def train_ntuple(
         fresh_tc = _change_schedule(model.meta, done, lr, tc)
     else:
         model = NTupleModel.new(
-            env_id, patterns, init, env_kwargs=dict(env_kwargs or {})
+            env_id, patterns, init, stages, env_kwargs=dict(env_kwargs or {})
         )
         lr, tc = 0.1 if lr is None else float(lr), bool(tc)
         model.meta = {"seed": seed, "lr": lr, "init": init, "tc": tc, "games": 0}
@@ -211,13 +226,17 @@ def train_ntuple(
         out.mkdir(parents=True, exist_ok=True)
         csv.write_text("games,moves,train_score_mean,eval_score_mean,eval_goal_rate\n")
     args = (lr, model.weights, runs, rng, moves, rewards, bonus)
-    _td.train_games(model.game, 0, *args, np.empty((0, 3), np.int64), tc_e, tc_a)
+    stages = model.stage_ranks
+    none = np.empty((0, 3), np.int64)
+    _td.train_games(model.game, 0, *args, none, tc_e, tc_a, stages)
     try:  # (the call above compiled the kernel outside the CPU clock)
         while done < games:
             n = min(CHUNK, games - done, eval_every - done % eval_every)
             rows = np.empty((n, 3), np.int64)
             t0 = time.process_time()
-            updates += int(_td.train_games(model.game, n, *args, rows, tc_e, tc_a))
+            updates += int(
+                _td.train_games(model.game, n, *args, rows, tc_e, tc_a, stages)
+            )
             cpu += time.process_time() - t0
             done += n
             moves_done += int(rows[:, 2].sum())

@@ -19,7 +19,8 @@ Every search function takes two tuples and the learned leaf:
   the merge rewards added along the path (2048 only).
 * ``net``: None, or the learned leaf ``(flat, runs, imgs, idx, dims)`` of an n-tuple
   net (:func:`playahead.ntuple._kernels.fast_value`'s arrays, ``dims = [n_codes,
-  size]``), whose afterstate value is added to the table's value wherever a leaf is an
+  size, n_base, *stage ranks]``, see :func:`playahead.ntuple._kernels.staged`),
+  whose afterstate value is added to the table's value wherever a leaf is an
   afterstate. It is an argument of its own, tested only as ``net is None``, so numba
   compiles the search without a net with the learned branches pruned away and ``ctx``
   stays small (each recursive call copies it; a bigger ``ctx``, or the learned code
@@ -51,7 +52,7 @@ import numba as nb
 import numpy as np
 
 from playahead.games._board64 import count_empty, max_rank, transpose
-from playahead.ntuple._kernels import fast_value, preview_code
+from playahead.ntuple._kernels import fast_value, preview_code, staged
 from playahead.planners.evaluators import evaluate_pair
 
 P_FOUR = 0.1
@@ -130,8 +131,10 @@ def _lookup_probe(board, aux, ctx, cfg):
 
 @nb.njit(cache=True)
 def _learned(board, code, net):
-    """The net's value of afterstate ``board`` (board orientation) with ``code``."""
+    """The net's value of afterstate ``board`` (board orientation) with ``code``
+    (the preview code; the board's stage is added here)."""
     flat, runs, imgs, idx, dims = net
+    code = staged(board, code, dims[2], dims[3:])
     return fast_value(board, code, flat, runs, dims[0], dims[1], imgs, idx)
 
 

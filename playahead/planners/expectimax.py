@@ -342,7 +342,9 @@ class _Leaf:
             runs,
             np.zeros(8, np.uint64),
             np.zeros(8 * runs.shape[0], np.int64),
-            np.array(model.weights.shape[1:], np.int64),
+            np.array(
+                [*model.weights.shape[1:], model.n_base, *model.stage_ranks], np.int64
+            ),
         )
 
 

@@ -126,6 +126,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     nt.add_argument("--init", type=float, default=0.0, help="optimistic initial value")
     nt.add_argument(
+        "--stages",
+        default=None,
+        help="multi-stage net: tile values where a new weight set takes over, by the "
+        "afterstate's largest tile (e.g. Threes 384,768; default one stage)",
+    )
+    nt.add_argument(
         "--tc",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -173,6 +179,7 @@ def run_ntuple(args: argparse.Namespace) -> int:
             patterns=args.patterns,
             init=args.init,
             tc=args.tc,
+            stages=args.stages,
             env_kwargs=parse_overrides(args.env_kwarg),
             eval_every=args.eval_every,
             eval_games=args.eval_games,
