@@ -170,18 +170,10 @@ def train_games(
     flat = weights.reshape(-1)
     e, a = tc_e.reshape(-1), tc_a.reshape(-1)
     updates = np.int64(0)
+    bonus = bonus_preview
     for g in range(n_games):
         s, top, n = play(
-            game,
-            weights,
-            runs,
-            rng,
-            moves,
-            rewards,
-            bonus_preview,
-            trail,
-            gains,
-            stages,
+            game, weights, runs, rng, moves, rewards, bonus, trail, gains, stages
         )
         learn(trail, gains, n, alpha, flat, e, a)
         out[g, 0], out[g, 1], out[g, 2] = s, top, n
