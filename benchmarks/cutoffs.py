@@ -30,7 +30,11 @@ REFERENCE = {"depth": 5, "prob_cutoff": 1e-4}
 #: (label, ExpectimaxAgent options) in table order.
 SETTINGS = [
     ("default", {}),
-    ("old default: max depth 4, cut-off 1e-4", {"max_depth": 4, "prob_cutoff": 1e-4}),
+    (
+        "old default: depth 3 .. 4 by the board, cut-off 1e-4",
+        {"min_depth": 3, "max_depth": 4, "prob_cutoff": 1e-4},
+    ),
+    ("depth 3 .. 6 by the board, cut-off 1e-3", {"min_depth": 3}),
     ("depth 3, cut-off 1e-4", {"depth": 3}),
     ("depth 4, cut-off 1e-4", {"depth": 4}),
     ("depth 4, cut-off 3e-4", {"depth": 4, "prob_cutoff": 3e-4}),

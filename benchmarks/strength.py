@@ -59,10 +59,12 @@ _BUILD_THREES_NET = (
 
 SETTINGS: dict[str, Setting] = {
     "threes-default": Setting("Threes-v0", "expectimax", 60),
-    # the default until the automatic depth went to 6 at a 1e-3 cut-off on Threes
+    # the default before the cut-off study: automatic depth 3 .. 4 at 1e-4
     "threes-d4-cut1e-4": Setting(
-        "Threes-v0", "expectimax:max_depth=4,prob_cutoff=0.0001", 60
+        "Threes-v0", "expectimax:max_depth=4,min_depth=3,prob_cutoff=0.0001", 60
     ),
+    # the default for a few hours: automatic depth 3 .. 6 at 1e-3
+    "threes-auto6-cut1e-3": Setting("Threes-v0", "expectimax:min_depth=3", 60),
     "threes-nobudget": Setting("Threes-v0", "expectimax:budget=none", 60),
     "threes-openness-d1": Setting(
         "Threes-v0", "expectimax:depth=1,evaluator=openness", 100

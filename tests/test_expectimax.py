@@ -314,7 +314,9 @@ def test_make_agent_and_stats():
     assert analysis.stats["depth"] == 1 and analysis.stats["nodes"] > 0
     default = ExpectimaxAgent(seed=0).analyze(env_threes(OPEN_THREES))
     assert default.value_kind == "eval" and default.stats["evaluator"] == "features"
-    assert default.stats["depth"] == 3  # 4 distinct cards: max(3, 4 - 2)
+    assert default.stats["depth"] == 6  # Threes: always the maximum depth
+    board = ExpectimaxAgent(seed=0, min_depth=3).analyze(env_threes(OPEN_THREES))
+    assert board.stats["depth"] == 3  # 4 distinct cards: max(3, 4 - 2)
     timed = ExpectimaxAgent(time_limit=0.05, seed=0).analyze(env_2048(OPEN_2048))
     assert timed.stats["depth"] >= 1  # iterative deepening: at least depth 1
 

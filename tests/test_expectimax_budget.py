@@ -10,7 +10,11 @@ import pytest
 
 import playahead  # noqa: F401  (registers the ids)
 from playahead.planners import expectimax
-from playahead.planners.expectimax import DEFAULT_BUDGET, ExpectimaxAgent
+from playahead.planners.expectimax import (
+    AUTO_PROB_CUTOFF,
+    DEFAULT_BUDGET,
+    ExpectimaxAgent,
+)
 
 
 def played(env_id, seed, moves):
@@ -25,6 +29,13 @@ def played(env_id, seed, moves):
             break
     assert not over, "pick fewer moves: the game ended"
     return env
+
+
+def fixed(env_id, depth):
+    """A fixed-depth search at the automatic depth's cut-off (Threes: 1e-3), the same
+    search the budget's shallower steps make."""
+    cutoff = AUTO_PROB_CUTOFF[env_id.split("-")[0]]
+    return ExpectimaxAgent(seed=0, depth=depth, budget=None, prob_cutoff=cutoff)
 
 
 def fake_clock(monkeypatch, step):
@@ -52,7 +63,7 @@ def test_a_slow_shallow_search_stops_short_of_the_full_depth(monkeypatch):
     fake_clock(monkeypatch, 0.2)
     cut = ExpectimaxAgent(seed=0).analyze(env)
     assert cut.stats["budget_cut"] and cut.stats["depth"] == full - 2
-    shallower = ExpectimaxAgent(seed=0, depth=full - 2, budget=None).analyze(env)
+    shallower = fixed("Threes-v0", full - 2).analyze(env)
     np.testing.assert_array_equal(cut.values, shallower.values)
 
 
@@ -67,7 +78,7 @@ def test_a_search_that_runs_long_is_abandoned_at_the_node_limit(env_id, monkeypa
     cut = ExpectimaxAgent(seed=0).analyze(env)
     assert cut.stats["budget_cut"] and cut.stats["depth"] == full - 2
     assert cut.stats["nodes"] > 50
-    shallowest = ExpectimaxAgent(seed=0, depth=full - 2, budget=None).analyze(env)
+    shallowest = fixed(env_id, full - 2).analyze(env)
     np.testing.assert_array_equal(cut.values, shallowest.values)
     # with the rate the kernels really reach, the same position is searched in full
     monkeypatch.setattr(expectimax, "DEFAULT_NODE_RATE", 10**12)
@@ -123,7 +134,7 @@ def test_a_direct_search_that_runs_long_falls_back_to_shallower_ones(monkeypatch
     cut = agent.analyze(env)
     assert cut.stats["searches"] == [goal, goal - 2, goal - 1]
     assert cut.stats["budget_cut"] and cut.stats["depth"] == goal - 2
-    shallowest = ExpectimaxAgent(seed=0, depth=goal - 2, budget=None).analyze(env)
+    shallowest = fixed("Threes-v0", goal - 2).analyze(env)
     np.testing.assert_array_equal(cut.values, shallowest.values)
 
 
@@ -145,3 +156,30 @@ def test_default_cut_off_depends_on_game_and_depth(env_id, options, cutoff):
     other = 1e-3 if cutoff == 1e-4 else 1e-4
     wrong = ExpectimaxAgent(seed=0, budget=None, prob_cutoff=other, **options)
     assert wrong.analyze(env).stats["nodes"] != default.stats["nodes"]
+
+
+def test_automatic_depth_threes_goes_to_max_depth_2048_follows_the_board():
+    from playahead.planners._expectimax_kernels import distinct_ranks
+
+    threes_env = played("Threes-v0", 5, 6)  # an early board: few distinct cards
+    ranks = distinct_ranks(np.uint64(threes_env.unwrapped.clone_state().board))
+    assert ranks - 2 < 6
+    full = ExpectimaxAgent(seed=0, budget=None).analyze(threes_env)
+    assert full.stats["depth"] == 6
+    shallow = ExpectimaxAgent(seed=0, budget=None, min_depth=3).analyze(threes_env)
+    assert shallow.stats["depth"] == max(3, ranks - 2)
+    capped = ExpectimaxAgent(seed=0, budget=None, max_depth=4).analyze(threes_env)
+    assert capped.stats["depth"] == 4
+    env = played("2048-v0", 5, 6)
+    ranks = distinct_ranks(np.uint64(env.unwrapped.clone_state().board))
+    got = ExpectimaxAgent(seed=0, budget=None).analyze(env).stats["depth"]
+    assert got == min(6, max(3, ranks - 2)) < 6
+    assert ExpectimaxAgent(seed=0, budget=None, min_depth=5).analyze(env).stats[
+        "depth"
+    ] == max(5, ranks - 2)
+
+
+@pytest.mark.parametrize("bad", [0, -2, 2.5, "deep", True])
+def test_bad_min_depth_is_refused(bad):
+    with pytest.raises(ValueError, match="min_depth"):
+        ExpectimaxAgent(min_depth=bad)

@@ -15,12 +15,14 @@ Depth counts the moves after the first, as nneonneo's 2048-ai does: depth ``d`` 
 the root move, then ``d`` rounds of (chance, best move), and evaluates the last board
 with a row-table evaluator (:mod:`playahead.planners.evaluators`). Chance branches
 whose cumulative probability falls below ``prob_cutoff`` are evaluated instead of
-expanded. With ``depth=None`` the depth follows the board: ``max(3, distinct ranks -
-2)``, at most ``max_depth`` (6 for both games), and on Threes the default cut-off is
-1e-3 instead of 1e-4: there the cut-off, not the depth, is what bounds the search
-(``python -m benchmarks cutoffs``). A transposition table keyed on the board, the
-remaining depth and (Threes) the deck counts is shared by all root moves and emptied at
-each decision.
+expanded. With ``depth=None`` (the automatic depth) the depth follows the board:
+``distinct ranks - 2``, at least ``min_depth`` and at most ``max_depth`` (6). On 2048
+``min_depth`` is 3 (nneonneo's rule); on Threes it is ``max_depth``, so the search
+always goes to depth 6, at a default cut-off of 1e-3 instead of 1e-4: there the
+cut-off, not the depth, is what bounds the search, so a shallower search early in the
+game would save little (``python -m benchmarks cutoffs``). A transposition table keyed
+on the board, the remaining depth and (Threes) the deck counts is shared by all root
+moves and emptied at each decision.
 
 Learned leaves: ``evaluator="ntuple:path=DIR"`` (spec
 ``expectimax:evaluator=ntuple:path=DIR``, other options before or after it, e.g.
@@ -84,8 +86,9 @@ class ExpectimaxAgent(Planner):
     completed search), ``seconds``, ``evaluator``.
 
     Args:
-        depth: moves searched after the first (nneonneo's count), or None for
-            ``max(3, distinct ranks - 2)`` capped at ``max_depth``. With a
+        depth: moves searched after the first (nneonneo's count), or None for the
+            automatic depth ``distinct ranks - 2`` within ``min_depth`` ..
+            ``max_depth``. With a
             ``time_limit`` the search deepens 1, 2, ... up to ``depth`` (or
             ``max_depth``) while the next iteration is predicted to fit.
         prob_cutoff: chance branches with cumulative probability below this are
@@ -113,6 +116,8 @@ class ExpectimaxAgent(Planner):
             no shallower searches.
         seed: seed of the generator that breaks ties (None: fresh entropy).
         max_depth: cap of the automatic and time-limited depth (None: 6).
+        min_depth: floor of the automatic depth (None: 3 for 2048, ``max_depth`` for
+            Threes; capped at ``max_depth``).
         tt_bits: the transposition table has ``2**tt_bits`` slots (24 bytes each).
         transposition: False turns the transposition table off.
 
@@ -133,6 +138,7 @@ class ExpectimaxAgent(Planner):
         budget: float | None = DEFAULT_BUDGET,
         seed: int | None = None,
         max_depth: int | None = None,
+        min_depth: int | None = None,
         tt_bits: int = 16,
         transposition: bool = True,
     ):
@@ -167,6 +173,7 @@ class ExpectimaxAgent(Planner):
             )
         self.evaluator = evaluator
         self.max_depth = check_positive("max_depth", max_depth, allow_none=True)
+        self.min_depth = check_positive("min_depth", min_depth, allow_none=True)
         if budget is not None and (
             isinstance(budget, bool)
             or not isinstance(budget, int | float | np.integer | np.floating)
@@ -225,7 +232,9 @@ class ExpectimaxAgent(Planner):
         if self.time_limit is None:
             target = self.depth
             if target is None:
-                target = min(cap, max(3, kernels.distinct_ranks(board) - 2))
+                floor = self.min_depth or (3 if game == "2048" else cap)
+                target = max(floor, kernels.distinct_ranks(board) - 2)
+                target = min(cap, target)
                 if self.budget is not None and target >= 2:
                     clock = time.thread_time  # CPU time: the budget is about work
                     deadline = clock() + self.budget
