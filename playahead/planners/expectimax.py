@@ -88,9 +88,9 @@ class ExpectimaxAgent(Planner):
     Args:
         depth: moves searched after the first (nneonneo's count), or None for the
             automatic depth ``distinct ranks - 2`` within ``min_depth`` ..
-            ``max_depth``. With a
-            ``time_limit`` the search deepens 1, 2, ... up to ``depth`` (or
-            ``max_depth``) while the next iteration is predicted to fit.
+            ``max_depth``. With a ``time_limit`` the search deepens 1, 2, ... up to
+            ``depth`` (or ``max_depth``) while the next iteration is predicted to
+            fit.
         prob_cutoff: chance branches with cumulative probability below this are
             evaluated instead of expanded (0 expands everything to ``depth``). None:
             1e-4, except with the automatic depth on Threes, 1e-3.
