@@ -311,3 +311,33 @@ def test_cli_trains_a_multi_stage_net(tmp_path):
     cmd += ["--games", "10", "--patterns", "0123", "--stages", "64", "--out", str(out)]
     subprocess.run([*cmd, "--no-progress", "--no-tensorboard"], check=True)
     assert load_model(out).weights.shape == (1, 2, 16**4)
+
+
+def test_resume_with_stages_splits_a_one_stage_net(tmp_path):
+    from playahead.ntuple import train as nt
+
+    path = _train(tmp_path, "one", 40, eval_every=20)
+    model = load_model(path)
+    before = model.weights.copy()
+    nt._split(model, (16, 64), 40, path)  # every stage starts as the trained net
+    assert model.weights.shape == (4, 3, 16**4)
+    for s in range(3):
+        np.testing.assert_array_equal(model.weights[:, s : s + 1], before)
+    split = load_model(
+        _train(tmp_path, "one", 80, eval_every=20, resume=True, stages="16,64", lr=0.05)
+    )
+    assert split.stages == (16, 64) and split.meta["lr"] == 0.05
+    assert split.meta["schedule"][-1] == {
+        "from_game": 40,
+        "lr": 0.05,
+        "tc": False,
+        "stages": [16, 64],
+    }
+    assert not np.array_equal(split.weights[:, 0], split.weights[:, 2])  # specialised
+    again = _train(tmp_path, "one", 100, eval_every=20, resume=True, stages="16,64")
+    assert load_model(again).meta["games"] == 100  # its own stages: no new split
+    with pytest.raises(ValueError, match="already a multi-stage"):
+        _train(tmp_path, "one", 120, eval_every=20, resume=True, stages="32")
+    _train(tmp_path, "tc", 20, tc=True)
+    with pytest.raises(ValueError, match="trained with tc"):
+        _train(tmp_path, "tc", 40, resume=True, stages="16")

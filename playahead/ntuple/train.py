@@ -22,7 +22,13 @@ import numpy as np
 from playahead.games import threes, twenty48
 from playahead.ntuple import _td
 from playahead.ntuple._kernels import pattern_runs
-from playahead.ntuple.model import NTupleModel, load_model, read_sparse, write_sparse
+from playahead.ntuple.model import (
+    NTupleModel,
+    load_model,
+    parse_stages,
+    read_sparse,
+    write_sparse,
+)
 
 EVAL_SEED_BASE = 1_000_000_007
 CHUNK = 500  # games per kernel call
@@ -112,6 +118,28 @@ def _tc_state(model: NTupleModel, out: Path, resume: bool):
     return read_sparse(out / "tc_e.npz", shape), read_sparse(out / "tc_a.npz", shape)
 
 
+def _split(model: NTupleModel, stages: tuple[int, ...], done: int, out: Path):
+    """Split a one-stage net into ``stages``, each a copy of its weights."""
+    if model.stages:
+        raise ValueError(
+            f"{out} is already a multi-stage net (stages {list(model.stages)}); "
+            "only a one-stage net can be split on resume"
+        )
+    if model.meta.get("tc", False):
+        raise ValueError(
+            "a net trained with tc cannot be split on resume (its accumulators "
+            "would not match the new weights); split a net trained without tc"
+        )
+    model.weights = np.tile(model.weights, (1, len(stages) + 1, 1))
+    model.stages = stages
+    schedule = model.meta.setdefault(
+        "schedule",
+        [{"from_game": 0, "lr": float(model.meta["lr"]), "tc": False}],
+    )
+    entry = {"from_game": done, "lr": schedule[-1]["lr"], "tc": False}
+    schedule.append({**entry, "stages": list(stages)})
+
+
 def _change_schedule(meta: dict, done: int, lr, tc) -> bool:
     """Apply a resumed run's new ``lr``/``tc`` to ``meta`` and its ``schedule``;
     True if TC was just switched on (its accumulators start from zero)."""
@@ -122,8 +150,9 @@ def _change_schedule(meta: dict, done: int, lr, tc) -> bool:
         return False
     schedule = meta.setdefault("schedule", [{"from_game": 0, **old}])
     if schedule[-1]["from_game"] == done:  # changed again before any game
-        schedule.pop()
-    schedule.append({"from_game": done, **new})
+        schedule[-1].update(new)
+    else:
+        schedule.append({"from_game": done, **new})
     meta.update(new)
     return new["tc"] and not old["tc"]
 
@@ -170,8 +199,10 @@ def train_ntuple(
             is rebuilt by the same commands.
         stages: multi-stage boundaries, tile values (e.g. ``"384,768"``): one
             weight set per stage, chosen by the afterstate's largest tile (see
-            :class:`~playahead.ntuple.model.NTupleModel`); a new run only (a resumed
-            run keeps its own).
+            :class:`~playahead.ntuple.model.NTupleModel`). On ``resume`` of a
+            one-stage net it splits the net: every stage starts as a copy of the
+            trained weights (so the split net plays as before, then specialises);
+            the split is recorded in ``schedule``. A multi-stage run keeps its own.
         env_kwargs: Threes' rule variant (``merge_6144``, ``bonus_preview``).
         eval_every: games between greedy evaluations (and checkpoints).
         eval_games: held-out games per evaluation.
@@ -202,6 +233,8 @@ def train_ntuple(
         rng = np.random.default_rng()
         rng.bit_generator.state = model.meta["rng_state"]
         moves_done = int(model.meta.get("moves", 0))
+        if stages is not None and parse_stages(env_id, stages) != model.stages:
+            _split(model, parse_stages(env_id, stages), done, out)
         fresh_tc = _change_schedule(model.meta, done, lr, tc)
     else:
         model = NTupleModel.new(

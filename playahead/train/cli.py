@@ -129,7 +129,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--stages",
         default=None,
         help="multi-stage net: tile values where a new weight set takes over, by the "
-        "afterstate's largest tile (e.g. Threes 384,768; default one stage)",
+        "afterstate's largest tile (e.g. Threes 384,768; default one stage); with "
+        "--resume, splits a one-stage net into stages that start as its copies",
     )
     nt.add_argument(
         "--tc",
