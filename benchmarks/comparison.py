@@ -53,6 +53,10 @@ SHAPED_2048 = (
 )
 
 
+#: The 6M-game Threes net split into stages at 384 and 768, trained to 8M games.
+THREES_SPLIT = "runs/threes-nt-6m-split"
+
+
 def _deep(env: str, label: str, algo: str, run: str, steps: int, extra: str = ""):
     """A deep-RL agent of ``playahead train ALGO`` (seed 0) in ``run``."""
     train = f"playahead train {algo} --env {env} --steps {steps} --seed 0 --out {run}"
@@ -103,6 +107,15 @@ AGENTS: dict[str, list[Entry]] = {
         *_learned(
             "Threes-v0",
             "runs/threes-nt-6m",
+            Entry(
+                "n-tuple TD, greedy, split into 3 stages at 6M games",
+                f"ntuple:path={THREES_SPLIT}",
+                THREES_SPLIT,
+                f"cp -r runs/threes-nt-6m {THREES_SPLIT} (the net above); "
+                "playahead train ntuple --env Threes-v0 --games 8000000 --seed 0 "
+                "--resume --stages 384,768 --eval-every 200000 --eval-games 100 "
+                f"--out {THREES_SPLIT}",
+            ),
             _deep("Threes-v0", "MaskablePPO", "ppo", "runs/threes-ppo-10m", 10**7),
             _deep("Threes-v0", "masked DQN", "dqn", "runs/threes-dqn-1m", 10**6),
             _deep("Threes-v0", "masked DQN", "dqn", "runs/threes-dqn-10m", 10**7),
