@@ -35,6 +35,7 @@ class NTupleAgent(Planner):
             )
         self.model = load_model(path)
         self.cells = self.model.cells
+        self.stage_ranks = self.model.stage_ranks
         self.path = str(path)
 
     def _analyze(self, root: Root, rng: np.random.Generator, deadline: float):
@@ -47,7 +48,7 @@ class NTupleAgent(Planner):
         board = np.uint64(state.board)
         cards = np.int64(getattr(state, "cards", 0))
         code = k.preview_code(cards) if self.model.game == 1 else 0
-        n_base, stages = self.model.n_base, self.model.stage_ranks
+        n_base, stages = self.model.n_base, self.stage_ranks
         values = np.full(root.mask.size, np.nan)
         for a in root.legal:
             after, _, r = move_rows(board, int(a), moves, rewards)

@@ -27,6 +27,7 @@ from playahead.ntuple.model import (
     load_model,
     parse_stages,
     read_sparse,
+    tile_faces,
     write_sparse,
 )
 
@@ -132,12 +133,15 @@ def _split(model: NTupleModel, stages: tuple[int, ...], done: int, out: Path):
         )
     model.weights = np.tile(model.weights, (1, len(stages) + 1, 1))
     model.stages = stages
-    schedule = model.meta.setdefault(
-        "schedule",
-        [{"from_game": 0, "lr": float(model.meta["lr"]), "tc": False}],
-    )
+    schedule = _schedule(model.meta)
     entry = {"from_game": done, "lr": schedule[-1]["lr"], "tc": False}
     schedule.append({**entry, "stages": list(stages)})
+
+
+def _schedule(meta: dict) -> list[dict]:
+    """``meta``'s schedule, started with the run's first settings if it has none."""
+    first = {"lr": float(meta["lr"]), "tc": bool(meta.get("tc", False))}
+    return meta.setdefault("schedule", [{"from_game": 0, **first}])
 
 
 def _change_schedule(meta: dict, done: int, lr, tc) -> bool:
@@ -148,7 +152,7 @@ def _change_schedule(meta: dict, done: int, lr, tc) -> bool:
     old = {"lr": float(meta["lr"]), "tc": bool(meta.get("tc", False))}
     if new == old:
         return False
-    schedule = meta.setdefault("schedule", [{"from_game": 0, **old}])
+    schedule = _schedule(meta)
     if schedule[-1]["from_game"] == done:  # changed again before any game
         schedule[-1].update(new)
     else:
@@ -311,9 +315,7 @@ def write_evaluation(model_dir: str | Path, games: int, out: str | Path) -> dict
     (index, seed, score, max tile, moves) as JSON; returns the summary."""
     model = load_model(model_dir)
     rows = evaluate(model, games)
-    faces = (
-        threes.CARD_VALUES if model.game == 1 else [0] + [2**r for r in range(1, 16)]
-    )
+    faces = tile_faces(model.env_id)
     top = [int(faces[r]) for r in rows[:, 1]]
     goal = GOAL_RANK[model.env_id]
     summary = {
