@@ -25,6 +25,7 @@ import argparse
 import dataclasses
 import json
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -201,21 +202,80 @@ def run(
     progress: bool = True,
     every: int | None = None,
 ) -> dict:
-    """Play (or resume) setting ``name`` and write its results files; with ``every``,
-    write them after each ``every`` games too, so a long run has a file to commit."""
+    """Play (or resume) setting ``name`` and write its results files.
+
+    With ``every``, the files are also written while the games play, each time the
+    finished games that start at game 0 without a gap have grown by ``every``, so a long
+    run has a file to commit. All missing games are in flight together (``workers``
+    at a time); the writes read the store from a second thread."""
     setting = SETTINGS[name]
     n = setting.games if n_games is None else int(n_games)
     stores.mkdir(parents=True, exist_ok=True)
     store = stores / f"{name}.sqlite"
-    steps = range(every, n, every) if every else ()
-    for k in [*steps, n]:
-        result = _play_and_write(name, setting, k, store, workers, results, progress)
-    return result
+    writer = None
+    if every:
+        writer = _Writer(name, setting, n, store, results, int(every))
+        writer.start()
+    try:
+        _play(setting, n, store, workers, progress)
+    finally:
+        if writer is not None:
+            writer.stop()
+    return _write(name, setting, n, store, results)
 
 
-def _play_and_write(name, setting, n, store, workers, results, progress) -> dict:
-    from playahead.evaluate import evaluate
+POLL_SECONDS = 10.0
+
+
+class _Writer(threading.Thread):
+    """Rewrites the results files for the longest finished prefix of games whenever it
+    has grown by ``every`` since the last write (polled every ``poll`` seconds)."""
+
+    def __init__(self, name, setting, n, store, results, every, poll=POLL_SECONDS):
+        super().__init__(daemon=True)
+        self.args = (name, setting, store, results)
+        self.n, self.every, self.poll = n, every, poll
+        self.written = finished_prefix(setting, store, n)
+        self._stopping = threading.Event()
+
+    def run(self) -> None:
+        while not self._stopping.wait(self.poll):
+            self.tick()
+
+    def tick(self) -> int | None:
+        """One look at the store; returns the number of games written, if any."""
+        k = finished_prefix(self.args[1], self.args[2], self.n)
+        if k < self.written + self.every or k >= self.n:
+            return None
+        name, setting, store, results = self.args
+        _write(name, setting, k, store, results)
+        self.written = k
+        return k
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.join()
+
+
+
+def finished_prefix(setting: Setting, store: Path, n: int) -> int:
+    """How many games ``0, 1, ...`` (below ``n``) are in the store without a gap."""
+    if not Path(store).exists():
+        return 0
     from playahead.evaluate.store import Store
+
+    with Store(store, setting.env, {}, setting.seed, "single") as db:
+        indices = [r.game_index for r in db.records(setting.agent, n_games=n)]
+    k = 0
+    for index in indices:
+        if index != k:
+            break
+        k += 1
+    return k
+
+
+def _play(setting, n, store, workers, progress) -> None:
+    from playahead.evaluate import evaluate
 
     evaluate(
         setting.env,
@@ -226,6 +286,12 @@ def _play_and_write(name, setting, n, store, workers, results, progress) -> dict
         workers=workers,
         progress=progress,
     )
+
+
+def _write(name, setting, n, store, results) -> dict:
+    """Write the results files for games ``0 .. n-1`` of the store."""
+    from playahead.evaluate.store import Store
+
     with Store(store, setting.env, {}, setting.seed, "single") as db:
         games = [game_row(r) for r in db.records(setting.agent, n_games=n)]
     result = {

@@ -140,3 +140,28 @@ def test_paired_refuses_files_of_other_games(tmp_path):
         strength.paired("a", "c", results=tmp_path)
     with pytest.raises(ValueError, match="no results for d"):
         strength.paired("a", "d", results=tmp_path)
+
+
+def test_files_written_during_a_run_hold_the_finished_prefix(tiny, tmp_path):
+    """Games can finish out of order with several workers: a write in the middle of a
+    run lists games 0 .. k-1 only, and only once k has grown by ``every``."""
+    import sqlite3
+
+    stores, results = tmp_path / "s", tmp_path / "r"
+    full = strength.run(tiny, 3, stores=stores, results=results, progress=False)
+    store = stores / "tiny.sqlite"
+    with sqlite3.connect(store) as db:
+        db.execute("DELETE FROM games WHERE game_index >= 1")
+    (results / "strength-tiny.json").unlink()
+    setting = strength.SETTINGS[tiny]
+    writer = strength._Writer(tiny, setting, 3, store, results, every=1)
+    assert writer.written == 1 and writer.tick() is None
+    assert not (results / "strength-tiny.json").exists()
+    strength.run(tiny, 2, stores=stores, results=tmp_path / "r2", progress=False)
+    assert strength.finished_prefix(setting, store, 3) == 2
+    assert writer.tick() == 2 and writer.tick() is None
+    on_disk = json.loads((results / "strength-tiny.json").read_text())
+    assert [g["score"] for g in on_disk["games"]] == [
+        g["score"] for g in full["games"][:2]
+    ]
+    assert "--games 2 " in on_disk["command"]
