@@ -257,7 +257,6 @@ class _Writer(threading.Thread):
         self.join()
 
 
-
 def finished_prefix(setting: Setting, store: Path, n: int) -> int:
     """How many games ``0, 1, ...`` (below ``n``) are in the store without a gap."""
     if not Path(store).exists():
