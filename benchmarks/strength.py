@@ -58,6 +58,19 @@ _BUILD_THREES_NET = (
 )
 
 
+#: The Threes n-tuple net split into 3 stages at 6M games (``comparison.THREES_SPLIT``)
+#: and trained on at a quarter of the learning rate.
+THREES_TUNED = "runs/threes-nt-split-lr025"
+_BUILD_THREES_TUNED = (
+    f"{_BUILD_THREES_NET}; cp -r {THREES_NET} runs/threes-nt-6m-split; "
+    "playahead train ntuple --env Threes-v0 --games 8000000 --seed 0 --resume "
+    "--stages 384,768 --eval-every 200000 --eval-games 100 "
+    f"--out runs/threes-nt-6m-split; cp -r runs/threes-nt-6m-split {THREES_TUNED}; "
+    "playahead train ntuple --env Threes-v0 --games 9500000 --seed 0 --resume "
+    f"--lr 0.025 --eval-every 250000 --eval-games 100 --out {THREES_TUNED}"
+)
+
+
 SETTINGS: dict[str, Setting] = {
     "threes-default": Setting("Threes-v0", "expectimax", 60),
     # the default before the cut-off study: automatic depth 3 .. 4 at 1e-4
@@ -110,6 +123,11 @@ SETTINGS: dict[str, Setting] = {
         f"expectimax:depth=3,evaluator=ntuple:path={THREES_NET}",
         60,
         build=_BUILD_THREES_NET,
+    ),
+    # learning against sampling, on 200 paired games
+    "threes-mc1000": Setting("Threes-v0", "mc:n_rollouts=1000", 200),
+    "threes-ntuple-greedy": Setting(
+        "Threes-v0", f"ntuple:path={THREES_TUNED}", 200, build=_BUILD_THREES_TUNED
     ),
     "2048-default": Setting("2048-v0", "expectimax", 20),
     "2048-d2": Setting("2048-v0", "expectimax:max_depth=2", 100),
