@@ -55,6 +55,19 @@ SHAPED_2048 = (
 
 #: The 6M-game Threes net split into stages at 384 and 768, trained to 8M games.
 THREES_SPLIT = "runs/threes-nt-6m-split"
+TRAIN_THREES_SPLIT = (
+    f"cp -r runs/threes-nt-6m {THREES_SPLIT} (the plain 6M-game net); "
+    "playahead train ntuple --env Threes-v0 --games 8000000 --seed 0 "
+    "--resume --stages 384,768 --eval-every 200000 --eval-games 100 "
+    f"--out {THREES_SPLIT}"
+)
+#: The split net trained on to 9.5M games at a quarter of the learning rate.
+THREES_TUNED = "runs/threes-nt-split-lr025"
+TRAIN_THREES_TUNED = (
+    f"cp -r {THREES_SPLIT} {THREES_TUNED} (the split net at 8M games); "
+    "playahead train ntuple --env Threes-v0 --games 9500000 --seed 0 --resume "
+    f"--lr 0.025 --eval-every 250000 --eval-games 100 --out {THREES_TUNED}"
+)
 
 
 def _deep(env: str, label: str, algo: str, run: str, steps: int, extra: str = ""):
@@ -111,10 +124,13 @@ AGENTS: dict[str, list[Entry]] = {
                 "n-tuple TD, greedy, split into 3 stages at 6M games",
                 f"ntuple:path={THREES_SPLIT}",
                 THREES_SPLIT,
-                f"cp -r runs/threes-nt-6m {THREES_SPLIT} (the net above); "
-                "playahead train ntuple --env Threes-v0 --games 8000000 --seed 0 "
-                "--resume --stages 384,768 --eval-every 200000 --eval-games 100 "
-                f"--out {THREES_SPLIT}",
+                TRAIN_THREES_SPLIT,
+            ),
+            Entry(
+                "n-tuple TD, greedy, the split net at 9.5M games, lr 0.025 from 8M",
+                f"ntuple:path={THREES_TUNED}",
+                THREES_TUNED,
+                TRAIN_THREES_TUNED,
             ),
             _deep("Threes-v0", "MaskablePPO", "ppo", "runs/threes-ppo-10m", 10**7),
             _deep("Threes-v0", "masked DQN", "dqn", "runs/threes-dqn-1m", 10**6),

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import evaluate_command
+from benchmarks.comparison import THREES_TUNED, TRAIN_THREES_SPLIT, TRAIN_THREES_TUNED
 
 RESULTS = Path(__file__).parent / "results"
 STORES = Path("runs") / "strength"
@@ -58,18 +59,8 @@ _BUILD_THREES_NET = (
 )
 
 
-#: The Threes n-tuple net split into 3 stages at 6M games (``comparison.THREES_SPLIT``)
-#: and trained on at a quarter of the learning rate.
-THREES_TUNED = "runs/threes-nt-split-lr025"
-_BUILD_THREES_TUNED = (
-    f"{_BUILD_THREES_NET}; cp -r {THREES_NET} runs/threes-nt-6m-split; "
-    "playahead train ntuple --env Threes-v0 --games 8000000 --seed 0 --resume "
-    "--stages 384,768 --eval-every 200000 --eval-games 100 "
-    f"--out runs/threes-nt-6m-split; cp -r runs/threes-nt-6m-split {THREES_TUNED}; "
-    "playahead train ntuple --env Threes-v0 --games 9500000 --seed 0 --resume "
-    f"--lr 0.025 --eval-every 250000 --eval-games 100 --out {THREES_TUNED}"
-)
-
+#: The command that builds the tuned Threes net, from nothing.
+_BUILD_THREES_TUNED = f"{_BUILD_THREES_NET}; {TRAIN_THREES_SPLIT}; {TRAIN_THREES_TUNED}"
 
 SETTINGS: dict[str, Setting] = {
     "threes-default": Setting("Threes-v0", "expectimax", 60),

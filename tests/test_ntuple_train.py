@@ -131,6 +131,27 @@ def test_agent_plays_greedy_on_values(tmp_path):
         agent.act(_threes())
 
 
+def test_players_share_a_loaded_net_until_it_is_saved_again(tmp_path):
+    """An evaluator builds an agent per game: the net is read once per process, and
+    a net saved again over the same directory is read again."""
+    from playahead.ntuple.model import shared_model
+
+    path = _train(tmp_path, "a", 200)
+    first = make_agent(f"ntuple:path={path}", seed=0)
+    second = make_agent(f"ntuple:path={path}", seed=1)
+    assert second.model is first.model is shared_model(path / "model.json")
+    with pytest.raises(ValueError, match="for 2048-v0, not Threes-v0"):
+        shared_model(path, "Threes-v0")
+    changed = load_model(path)
+    changed.weights += 1.0
+    changed.save(path)
+    again = shared_model(path)
+    assert again is not first.model
+    np.testing.assert_array_equal(again.weights, first.model.weights + 1.0)
+    with pytest.raises(ValueError, match="model.json is missing"):
+        shared_model(tmp_path)
+
+
 def _threes():
     env = gym.make("Threes-v0")
     env.reset(seed=0)

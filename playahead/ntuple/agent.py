@@ -11,7 +11,7 @@ import numpy as np
 from playahead.agents import Analysis, register_agent
 from playahead.games._board64 import max_rank, move_rows
 from playahead.ntuple import _kernels as k
-from playahead.ntuple.model import load_model
+from playahead.ntuple.model import shared_model
 from playahead.planners.base import Planner, Root, masked, pick_max
 
 _KINDS = {"2048": "2048-v0", "threes": "Threes-v0"}
@@ -33,7 +33,7 @@ class NTupleAgent(Planner):
             raise ValueError(
                 "ntuple needs path=DIR, a model of `playahead train ntuple`"
             )
-        self.model = load_model(path)
+        self.model = shared_model(path)
         self.cells = self.model.cells
         self.stage_ranks = self.model.stage_ranks
         self.path = str(path)

@@ -9,6 +9,7 @@ Loading uses ``allow_pickle=False``; a file that is not such a model raises a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import zipfile
 from pathlib import Path
@@ -285,6 +286,35 @@ def load_model(path: str | Path, env_id: str | None = None) -> NTupleModel:
     )
 
 
+def shared_model(path: str | Path, env_id: str | None = None) -> NTupleModel:
+    """:func:`load_model` for players, which only read the weights.
+
+    The process keeps the last two nets it read, keyed by the identity of their files
+    (inode, size, modification time), so an evaluator that builds an agent for every
+    game reads a large net once, and a net saved again is read again. Training must use
+    :func:`load_model`: it changes the weights in place.
+    """
+    path = Path(path)
+    if path.is_file():
+        path = path.parent
+    key = [str(path.resolve())]
+    for name in ("model.json", "weights.npz"):
+        try:
+            st = (path / name).stat()
+        except OSError:
+            return load_model(path, env_id)  # says what is missing
+        key.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    model = _shared(tuple(key))
+    if env_id is not None and model.env_id != env_id:
+        raise ValueError(f"{path} is a model for {model.env_id}, not {env_id}")
+    return model
+
+
+@functools.lru_cache(maxsize=2)
+def _shared(key: tuple) -> NTupleModel:
+    return load_model(key[0])
+
+
 def _base_codes(env_id: str) -> int:
     return 1 if env_id == "2048-v0" else N_CODES
 
@@ -292,5 +322,5 @@ def _base_codes(env_id: str) -> int:
 def leaf_arrays(path: str | Path, env_id: str | None = None):
     """``(weights, cells)`` of a saved model, the arrays ``value_2048`` /
     ``value_threes`` take."""
-    model = load_model(path, env_id)
+    model = shared_model(path, env_id)
     return model.weights, model.cells

@@ -360,7 +360,7 @@ class _Leaf:
 def _load_leaf(spec: str) -> _Leaf:
     """``"ntuple:path=DIR"`` -> the loaded model (ValueError with the syntax if the
     path is missing, or with what is wrong with the files)."""
-    from playahead.ntuple.model import load_model
+    from playahead.ntuple.model import shared_model
 
     _, _, rest = spec.partition(":")
     key, eq, path = rest.partition("=")
@@ -369,7 +369,7 @@ def _load_leaf(spec: str) -> _Leaf:
             f"evaluator {spec!r}: learned leaves need a model directory, "
             "evaluator=ntuple:path=DIR (spec: expectimax:evaluator=ntuple:path=DIR)"
         )
-    return _Leaf(load_model(path.strip()))
+    return _Leaf(shared_model(path.strip()))
 
 
 register_agent(
