@@ -202,6 +202,24 @@ def test_tile_encoder_reads_ranks_and_one_hot_boards_alike():
         assert th.allclose(from_ranks(ranks.float()), from_hot(hot))
 
 
+def test_tile_encoder_padding_keeps_the_edges():
+    """padding=1 (the cited agent's encoder): 4x4 positions after both convolutions,
+    and a tile on the edge changes features that padding 0 also sees."""
+    space = gym.spaces.Box(0, 15, (4, 4), np.uint8)
+    th.manual_seed(0)
+    padded = TileEncoder(space, channels=8, features_dim=12, padding=1)
+    assert padded.board_net(th.zeros(1, 16, 4, 4)).shape == (1, 8 * 4 * 4)
+    assert TileEncoder(space, channels=8).board_net(
+        th.zeros(1, 16, 4, 4)
+    ).shape == (1, 8 * 2 * 2)
+    a, b = th.zeros(1, 4, 4), th.zeros(1, 4, 4)
+    b[0, 0, 0] = 5.0
+    assert not th.allclose(padded(a), padded(b))
+    for bad in (2, -1, True):
+        with pytest.raises(ValueError, match="padding must be 0 or 1"):
+            TileEncoder(space, padding=bad)
+
+
 def test_tile_encoder_uses_threes_preview_and_deck():
     space = gym.make("Threes-v0").observation_space
     enc = TileEncoder(space, channels=8, features_dim=12)

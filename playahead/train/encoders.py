@@ -53,6 +53,10 @@ class TileEncoder(BaseFeaturesExtractor):
             or ``"mlp"`` (the 256 one-hot inputs straight into the dense layer).
         channels: convolution channels ``c``.
         features_dim: size of the output (after a dense layer and ReLU).
+        padding: zero padding of the first convolution (0 or 1). With 1 the second
+            convolution still sees the edge cells in every position: a 4x4 board gives
+            ``c x 4 x 4`` features instead of ``c x 2 x 2`` (the encoder of the 2048
+            MaskablePPO agent the issue cites: ``channels=128, padding=1``).
     """
 
     def __init__(
@@ -61,10 +65,13 @@ class TileEncoder(BaseFeaturesExtractor):
         arch: str = "cnn",
         channels: int = 64,
         features_dim: int = 256,
+        padding: int = 0,
     ):
         super().__init__(observation_space, features_dim)
         if arch not in ("cnn", "mlp"):
             raise ValueError(f"TileEncoder arch must be 'cnn' or 'mlp', got {arch!r}")
+        if padding not in (0, 1) or isinstance(padding, bool):
+            raise ValueError(f"TileEncoder padding must be 0 or 1, got {padding!r}")
         board = observation_space
         self.is_dict = isinstance(observation_space, gym.spaces.Dict)
         if self.is_dict:
@@ -83,13 +90,14 @@ class TileEncoder(BaseFeaturesExtractor):
         self.arch = arch
         if arch == "cnn":
             self.board_net = nn.Sequential(
-                nn.Conv2d(self.depth, channels, 2),
+                nn.Conv2d(self.depth, channels, 2, padding=padding),
                 nn.ReLU(),
                 nn.Conv2d(channels, channels, 2),
                 nn.ReLU(),
                 nn.Flatten(),
             )
-            board_out = channels * max(height - 2, 1) * max(width - 2, 1)
+            grow = 2 * padding - 2
+            board_out = channels * max(height + grow, 1) * max(width + grow, 1)
         else:
             self.board_net = nn.Flatten()
             board_out = self.depth * height * width
