@@ -209,9 +209,10 @@ def test_tile_encoder_padding_keeps_the_edges():
     th.manual_seed(0)
     padded = TileEncoder(space, channels=8, features_dim=12, padding=1)
     assert padded.board_net(th.zeros(1, 16, 4, 4)).shape == (1, 8 * 4 * 4)
-    assert TileEncoder(space, channels=8).board_net(
-        th.zeros(1, 16, 4, 4)
-    ).shape == (1, 8 * 2 * 2)
+    assert TileEncoder(space, channels=8).board_net(th.zeros(1, 16, 4, 4)).shape == (
+        1,
+        8 * 2 * 2,
+    )
     a, b = th.zeros(1, 4, 4), th.zeros(1, 4, 4)
     b[0, 0, 0] = 5.0
     assert not th.allclose(padded(a), padded(b))
