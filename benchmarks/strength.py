@@ -242,7 +242,8 @@ class _Writer(threading.Thread):
 
     def __init__(self, name, setting, n, store, results, every, poll=POLL_SECONDS):
         super().__init__(daemon=True)
-        self.args = (name, setting, store, results)
+        self.setting_name, self.setting = name, setting
+        self.store, self.results = store, results
         self.n, self.every, self.poll = n, every, poll
         self.written = finished_prefix(setting, store, n)
         self._stopping = threading.Event()
@@ -253,11 +254,10 @@ class _Writer(threading.Thread):
 
     def tick(self) -> int | None:
         """One look at the store; returns the number of games written, if any."""
-        k = finished_prefix(self.args[1], self.args[2], self.n)
+        k = finished_prefix(self.setting, self.store, self.n)
         if k < self.written + self.every or k >= self.n:
             return None
-        name, setting, store, results = self.args
-        _write(name, setting, k, store, results)
+        _write(self.setting_name, self.setting, k, self.store, self.results)
         self.written = k
         return k
 
@@ -266,18 +266,21 @@ class _Writer(threading.Thread):
         self.join()
 
 
+def _open(setting: Setting, store: Path):
+    """The setting's results store (one-player games, no env options)."""
+    from playahead.evaluate.store import Store
+
+    return Store(store, setting.env, {}, setting.seed, "single")
+
+
 def finished_prefix(setting: Setting, store: Path, n: int) -> int:
     """How many games ``0, 1, ...`` (below ``n``) are in the store without a gap."""
     if not Path(store).exists():
         return 0
-    from playahead.evaluate.store import Store
-
-    with Store(store, setting.env, {}, setting.seed, "single") as db:
-        indices = [r.game_index for r in db.records(setting.agent, n_games=n)]
+    with _open(setting, store) as db:
+        done = {key[2] for key in db.done() if key[0] == setting.agent}
     k = 0
-    for index in indices:
-        if index != k:
-            break
+    while k < n and k in done:
         k += 1
     return k
 
@@ -298,9 +301,7 @@ def _play(setting, n, store, workers, progress) -> None:
 
 def _write(name, setting, n, store, results) -> dict:
     """Write the results files for games ``0 .. n-1`` of the store."""
-    from playahead.evaluate.store import Store
-
-    with Store(store, setting.env, {}, setting.seed, "single") as db:
+    with _open(setting, store) as db:
         games = [game_row(r) for r in db.records(setting.agent, n_games=n)]
     result = {
         "command": command(setting, n, store),

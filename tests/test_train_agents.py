@@ -203,8 +203,8 @@ def test_tile_encoder_reads_ranks_and_one_hot_boards_alike():
 
 
 def test_tile_encoder_padding_keeps_the_edges():
-    """padding=1 (the cited agent's encoder): 4x4 positions after both convolutions,
-    and a tile on the edge changes features that padding 0 also sees."""
+    """padding=1 (the cited agent's encoder): 4x4 positions after both convolutions
+    instead of 2x2, the dense layer sized to match, and bad values refused."""
     space = gym.spaces.Box(0, 15, (4, 4), np.uint8)
     th.manual_seed(0)
     padded = TileEncoder(space, channels=8, features_dim=12, padding=1)

@@ -317,10 +317,3 @@ def _shared(key: tuple) -> NTupleModel:
 
 def _base_codes(env_id: str) -> int:
     return 1 if env_id == "2048-v0" else N_CODES
-
-
-def leaf_arrays(path: str | Path, env_id: str | None = None):
-    """``(weights, cells)`` of a saved model, the arrays ``value_2048`` /
-    ``value_threes`` take."""
-    model = shared_model(path, env_id)
-    return model.weights, model.cells
