@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -285,3 +286,86 @@ def test_an_existing_run_is_not_overwritten(tmp_path):
     assert (out / "model.zip").read_bytes() == before
     with pytest.raises(FileNotFoundError, match="nothing to resume"):
         train("ppo", "2048-v0", steps=64, out=tmp_path / "empty", resume=True)
+
+
+def test_conf_file_sets_hyperparameters_and_hp_goes_on_top(tmp_path, capsys):
+    conf = tmp_path / "small.yml"
+    conf.write_text(
+        "n_steps: 32\nbatch_size: 64\nn_epochs: 1\n"
+        "policy_kwargs:\n  net_arch: [8]\n"
+        "  features_extractor_kwargs: {arch: mlp, features_dim: 32}\n"
+        "shaping: {merge: 1.0}\n"
+    )
+    parser = argparse.ArgumentParser()
+    cli.configure(parser)
+    out = tmp_path / "run"
+    args = parser.parse_args(
+        ["ppo", "--env", "2048-v0", "--steps", "128", "--n-envs", "4"]
+        + ["--out", str(out)]
+        + ["--conf", str(conf), "--hp", "n_epochs=2", "--hp", "shaping.empty=0.5"]
+        + ["--no-progress", "--no-tensorboard"]
+    )
+    assert args.func(args) == 0
+    hp = json.loads((out / "config.json").read_text())["hyperparams"]
+    assert (hp["n_steps"], hp["batch_size"], hp["n_epochs"]) == (32, 64, 2)
+    assert hp["shaping"] == {"merge": 1.0, "empty": 0.5}
+    assert hp["policy_kwargs"]["net_arch"] == [8]
+    # the file's nested keys merge into hyperparams.yml's, not replace them
+    assert hp["policy_kwargs"]["features_extractor_class"] == "TileEncoder"
+    assert hp["policy_kwargs"]["features_extractor_kwargs"]["channels"] == 64
+    # the same file and options resume the run
+    args = parser.parse_args(
+        ["ppo", "--env", "2048-v0", "--steps", "256", "--out", str(out), "--resume"]
+        + ["--conf", str(conf), "--hp", "n_epochs=2", "--hp", "shaping.empty=0.5"]
+        + ["--no-progress", "--no-tensorboard"]
+    )
+    assert args.func(args) == 0
+
+
+def test_the_shaped_2048_settings_are_accepted():
+    from playahead.train.config import algo_kwargs, load_overrides_file
+
+    root = Path(__file__).resolve().parents[1]
+    path = root / "benchmarks/results/deeprl/ppo-2048-shaped.yml"
+    hp = load_hyperparams("ppo", "2048-v0", load_overrides_file(path))
+    assert hp["shaping"]["merge2"] == 1.0 and hp["n_envs"] == 8
+    assert hp["learning_rate"] == pytest.approx(2.5e-4)
+    env = gym.make("playahead/2048-v0")
+    _, kwargs = algo_kwargs("ppo", hp, env.observation_space)
+    assert kwargs["n_steps"] == 4096 and kwargs["gae_lambda"] == 0.9
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (None, "no such file"),
+        ("n_steps: [1, 2\n", "not readable as YAML"),
+        ("- n_steps\n", "expected a mapping.*got list"),
+        ("", "expected a mapping.*got NoneType"),
+        ("1: 2\n", "keys must be names"),
+        ("a: '" + "x" * (1 << 20) + "'\n", "at most 1,048,576"),
+        (b"n_steps: \xff\xfe\n", "not readable as YAML"),
+    ],
+)
+def test_bad_conf_files_are_refused(tmp_path, text, message):
+    from playahead.train.config import load_overrides_file
+
+    path = tmp_path / "conf.yml"
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    elif text is not None:
+        path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        load_overrides_file(path)
+
+
+def test_ntuple_refuses_ppo_hyperparameters(tmp_path):
+    parser = argparse.ArgumentParser()
+    cli.configure(parser)
+    for extra in (["--hp", "n_epochs=4"], ["--conf", str(tmp_path / "x.yml")]):
+        args = parser.parse_args(
+            ["ntuple", "--env", "2048-v0", "--out", str(tmp_path / "nt"), *extra]
+        )
+        with pytest.raises(SystemExit, match="--hp and --conf set ppo and dqn"):
+            args.func(args)
+    assert not (tmp_path / "nt").exists()

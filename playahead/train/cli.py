@@ -67,6 +67,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "dotted keys: --hp policy_kwargs.net_arch=[64,64])",
     )
     parser.add_argument(
+        "--conf",
+        default=None,
+        metavar="FILE",
+        help="YAML file of hyperparameter overrides (keys as in hyperparams.yml; "
+        "--hp goes on top), e.g. benchmarks/results/deeprl/ppo-2048-shaped.yml",
+    )
+    parser.add_argument(
         "--env-kwarg",
         action="append",
         default=[],
@@ -166,6 +173,11 @@ def run_ntuple(args: argparse.Namespace) -> int:
     from playahead.ntuple.train import train_ntuple
     from playahead.train.config import parse_overrides
 
+    if args.hp or args.conf is not None:
+        raise SystemExit(
+            "playahead train ntuple: --hp and --conf set ppo and dqn hyperparameters; "
+            "an n-tuple run takes --lr, --patterns, --init, --stages and --tc"
+        )
     env_id = next((e for e in ENVS if e.lower() == args.env_id.lower()), None)
     if env_id is None:
         raise SystemExit(f"ntuple trains on {', '.join(ENVS)}, not {args.env_id!r}")
@@ -198,9 +210,18 @@ def run(args: argparse.Namespace) -> int:
     """Train as ``args`` say and print where the model went."""
     if args.algo == "ntuple":
         return run_ntuple(args)
-    from playahead.train.config import TrainConfig, canonical_env_id, parse_overrides
+    from playahead.train.config import (
+        TrainConfig,
+        canonical_env_id,
+        load_overrides_file,
+        merge_overrides,
+        parse_overrides,
+    )
     from playahead.train.trainer import run as run_training
 
+    hp = parse_overrides(args.hp)
+    if args.conf is not None:
+        hp = merge_overrides(load_overrides_file(args.conf), hp)
     env_id = canonical_env_id(args.env_id)
     out = args.out or f"runs/{env_id.lower()}-{args.algo}-s{args.seed}"
     cfg = TrainConfig(
@@ -209,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
         steps=args.steps,
         seed=args.seed,
         out=out,
-        hp=parse_overrides(args.hp),
+        hp=hp,
         n_envs=args.n_envs,
         env_kwargs=parse_overrides(args.env_kwarg),
         opponent=args.opponent,

@@ -25,6 +25,8 @@ schedule from ``x`` to 0 over the run. In ``policy_kwargs``,
 
 ``--hp key=value`` overrides a key (values are read as YAML: ``--hp n_epochs=4``,
 ``--hp learning_rate=lin_1e-3``, ``--hp policy_kwargs.net_arch=[128,128]``).
+``--conf FILE`` reads a whole set of overrides from a YAML mapping of the same keys
+(:func:`load_overrides_file`); ``--hp`` goes on top of it.
 """
 
 from __future__ import annotations
@@ -138,6 +140,48 @@ def parse_overrides(items: list[str] | None) -> dict[str, Any]:
             node = node.setdefault(part, {})
         node[leaf] = value
     return out
+
+
+#: The largest ``--conf`` file read, in bytes.
+MAX_CONF_BYTES = 1 << 20
+
+
+def load_overrides_file(path: Path | str) -> dict[str, Any]:
+    """The overrides in a YAML file: a mapping of hyperparameter keys, as in an
+    entry of ``hyperparams.yml`` (nested mappings merge key by key).
+
+    Raises:
+        ValueError: the file is missing, too large, not YAML, or not such a mapping.
+    """
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"--conf {path}: no such file")
+    size = path.stat().st_size
+    if size > MAX_CONF_BYTES:
+        raise ValueError(
+            f"--conf {path}: {size:,} bytes; a hyperparameter file is at most "
+            f"{MAX_CONF_BYTES:,}"
+        )
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        raise ValueError(f"--conf {path}: not readable as YAML: {err}") from None
+    if not isinstance(data, dict) or not data:
+        raise ValueError(
+            f"--conf {path}: expected a mapping of hyperparameters such as "
+            f"'n_epochs: 4', got {type(data).__name__}"
+        )
+    bad = [k for k in data if not isinstance(k, str)]
+    if bad:
+        raise ValueError(f"--conf {path}: keys must be names, got {bad[0]!r}")
+    return data
+
+
+def merge_overrides(base: dict, over: dict) -> dict:
+    """``over`` laid on ``base``; nested mappings merge key by key."""
+    return _merge(base, over)
 
 
 def _merge(base: dict, over: dict) -> dict:
