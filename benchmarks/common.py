@@ -111,7 +111,8 @@ class Report:
                 theirs, ratio = "not installed", ""
             elif r.baseline_value:
                 theirs = f"{r.baseline_value:,.0f}"
-                ratio = f"{r.value / r.baseline_value:,.1f}x"
+                ratio = r.value / r.baseline_value
+                ratio = f"{ratio:,.1f}x" if ratio >= 1 else f"{ratio:.2f}x"
             else:
                 theirs, ratio = "", ""
             target = f">= {r.target:g}x" if r.target else ""

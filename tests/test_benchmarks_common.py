@@ -40,3 +40,29 @@ def test_sampled_states_are_every_kth_position_of_seeded_games_never_the_last():
         picked = enumerate(boards, 1)
         want += [b for m, b in picked if m >= 10 and m % 5 == 0 and b is not None]
     assert [s.board for s in got] == want and len(want) > 2
+
+
+def test_encoder_benchmark_measures_every_encoder_against_the_default():
+    import pytest
+
+    pytest.importorskip("torch")
+    from benchmarks import bench_encoders
+
+    rates = bench_encoders.measure(batch=8, steps=1, rounds=1)
+    assert list(rates) == ["default", *bench_encoders.ENCODERS]
+    assert all(r > 0 for r in rates.values())
+    report = bench_encoders.main(["--batch", "8", "--steps", "1", "--rounds", "1"])
+    assert [row.what for row in report.rows] == list(bench_encoders.ENCODERS)
+    baselines = {row.baseline_value for row in report.rows}
+    assert len(baselines) == 1 and baselines.pop() > 0
+
+
+def test_ratios_below_one_keep_two_decimals(capsys):
+    from benchmarks.common import Report
+
+    report = Report("t")
+    report.add("2048", "a", 13.0, "base", 100.0)
+    report.add("2048", "b", 250.0, "base", 100.0)
+    report.print()
+    out = capsys.readouterr().out
+    assert "0.13x" in out and "2.5x" in out
