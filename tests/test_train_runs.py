@@ -369,3 +369,42 @@ def test_ntuple_refuses_ppo_hyperparameters(tmp_path):
         with pytest.raises(SystemExit, match="--hp and --conf set ppo and dqn"):
             args.func(args)
     assert not (tmp_path / "nt").exists()
+
+
+def test_sigterm_saves_a_checkpoint_like_ctrl_c(tmp_path):
+    """``kill`` (or a batch scheduler's notice) on a background run: the run stops
+    with a checkpoint to resume from, not with the work since the last one lost."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parents[1]
+    conf = tmp_path / "small.yml"
+    conf.write_text(
+        "n_steps: 32\nbatch_size: 64\nn_epochs: 1\npolicy_kwargs:\n  net_arch: [8]\n"
+        "  features_extractor_kwargs: {arch: mlp, features_dim: 16}\n"
+    )
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "playahead", "train", "ppo", "--env", "2048-v0"]
+    command += ["--steps", "10000000", "--n-envs", "4", "--conf", str(conf)]
+    command += ["--out", str(out), "--checkpoint-every", "10000000"]
+    command += ["--no-progress", "--no-tensorboard"]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.Popen(
+        command, cwd=root, env=env, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / "versions.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(3)  # some rollouts and updates
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "--resume" in err, err
+    saved = [p.name for p in (out / "checkpoints").glob("ppo_*_steps.zip")]
+    assert len(saved) == 1 and int(saved[0].split("_")[1]) > 0
+    assert not (out / "model.zip").exists()

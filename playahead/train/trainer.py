@@ -8,8 +8,8 @@ A run directory (``out``) ends up holding::
     vecnormalize.pkl   reward-normalisation statistics (when ``normalize`` is set)
     cost.json          training cost: steps, CPU and wall seconds (across resumes)
     checkpoints/       {algo}_{steps}_steps.zip every ``checkpoint_every`` steps, on
-                       Ctrl-C and at the end, each with its {algo}_cost_... .json;
-                       DQN's latest replay buffer beside them
+                       Ctrl-C or SIGTERM and at the end, each with its
+                       {algo}_cost_... .json; DQN's latest replay buffer beside them
     selfplay/          the opponent snapshot (with ``self_play_every``)
     tb/                TensorBoard logs (``tensorboard --logdir out/tb``)
 
@@ -78,7 +78,7 @@ def train(
     Raises:
         ValueError: unknown algorithm, env id, option or hyperparameter; a run
             directory that holds another run; a resume that changes the run.
-        KeyboardInterrupt: after saving a checkpoint.
+        KeyboardInterrupt: on Ctrl-C or SIGTERM, after saving a checkpoint.
     """
     unknown = sorted(set(options) - {f.name for f in _fields()})
     if unknown:
@@ -206,6 +206,7 @@ def run(cfg: TrainConfig) -> Path:
             "to train: pass a larger --steps to continue",
             file=sys.stderr,
         )
+    restore = _stop_on_sigterm()
     try:
         if remaining > 0:
             model.learn(
@@ -224,6 +225,7 @@ def run(cfg: TrainConfig) -> Path:
         )
         raise
     finally:
+        restore()
         venv.close()
     callbacks.checkpoint.save_now(model)
     path = out / "model.zip"
@@ -234,6 +236,23 @@ def run(cfg: TrainConfig) -> Path:
     if model.get_vec_normalize_env() is not None:
         model.get_vec_normalize_env().save(str(out / "vecnormalize.pkl"))
     return path
+
+
+def _stop_on_sigterm():
+    """Make SIGTERM (``kill``, a batch scheduler's notice) stop training the way
+    Ctrl-C does, with a checkpoint; return a function that puts the old handler
+    back. Only the main thread can set handlers; elsewhere nothing changes."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    return lambda: signal.signal(signal.SIGTERM, previous)
 
 
 def _opponent(cfg: TrainConfig, out: Path, two_player: bool):
