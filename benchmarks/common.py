@@ -111,8 +111,8 @@ class Report:
                 theirs, ratio = "not installed", ""
             elif r.baseline_value:
                 theirs = f"{r.baseline_value:,.0f}"
-                ratio = r.value / r.baseline_value
-                ratio = f"{ratio:,.1f}x" if ratio >= 1 else f"{ratio:.2f}x"
+                x = r.value / r.baseline_value
+                ratio = f"{x:,.1f}x" if x >= 1 else f"{x:.2f}x"
             else:
                 theirs, ratio = "", ""
             target = f">= {r.target:g}x" if r.target else ""

@@ -278,7 +278,7 @@ def finished_prefix(setting: Setting, store: Path, n: int) -> int:
     if not Path(store).exists():
         return 0
     with _open(setting, store) as db:
-        done = {key[2] for key in db.done() if key[0] == setting.agent}
+        done = {index for agent, _, index, _ in db.done() if agent == setting.agent}
     k = 0
     while k < n and k in done:
         k += 1

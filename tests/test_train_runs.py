@@ -342,6 +342,7 @@ def test_the_shaped_2048_settings_are_accepted():
         ("n_steps: [1, 2\n", "not readable as YAML"),
         ("- n_steps\n", "expected a mapping.*got list"),
         ("", "expected a mapping.*got NoneType"),
+        ("{}\n", "expected a mapping.*got an empty mapping"),
         ("1: 2\n", "keys must be names"),
         ("a: '" + "x" * (1 << 20) + "'\n", "at most 1,048,576"),
         (b"n_steps: \xff\xfe\n", "not readable as YAML"),

@@ -169,9 +169,10 @@ def load_overrides_file(path: Path | str) -> dict[str, Any]:
     except (yaml.YAMLError, UnicodeDecodeError) as err:
         raise ValueError(f"--conf {path}: not readable as YAML: {err}") from None
     if not isinstance(data, dict) or not data:
+        got = "an empty mapping" if data == {} else type(data).__name__
         raise ValueError(
             f"--conf {path}: expected a mapping of hyperparameters such as "
-            f"'n_epochs: 4', got {type(data).__name__}"
+            f"'n_epochs: 4', got {got}"
         )
     bad = [k for k in data if not isinstance(k, str)]
     if bad:
@@ -181,14 +182,10 @@ def load_overrides_file(path: Path | str) -> dict[str, Any]:
 
 def merge_overrides(base: dict, over: dict) -> dict:
     """``over`` laid on ``base``; nested mappings merge key by key."""
-    return _merge(base, over)
-
-
-def _merge(base: dict, over: dict) -> dict:
     merged = dict(base)
     for key, value in over.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value)
+            merged[key] = merge_overrides(merged[key], value)
         else:
             merged[key] = value
     return merged
@@ -214,7 +211,7 @@ def load_hyperparams(
     with open(path) as f:
         table = yaml.safe_load(f)[algo]
     entry = table.get(canonical_env_id(env_id), table["default"])
-    return _merge(entry, overrides or {})
+    return merge_overrides(entry, overrides or {})
 
 
 def _schedule(key: str, value: Any):
