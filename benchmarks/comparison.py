@@ -44,13 +44,8 @@ class Entry:
 
 
 #: The reward-shaped MaskablePPO run on 2048 (the cited agent's terms and PPO
-#: settings, see playahead/train/shaping.py).
-SHAPED_2048 = (
-    "--hp n_envs=8 --hp n_steps=4096 --hp batch_size=512 --hp learning_rate=2.5e-4 "
-    '--hp gae_lambda=0.9 --hp "policy_kwargs.net_arch={pi: [128, 128], '
-    'vf: [256, 256]}" --hp shaping.merge2=1.0 --hp shaping.empty=0.1 '
-    "--hp shaping.monotonic=0.4 --hp shaping.survival=0.005"
-)
+#: settings, see playahead/train/shaping.py), as a file of overrides.
+SHAPED_2048 = "--conf benchmarks/results/deeprl/ppo-2048-shaped.yml"
 
 
 #: The 6M-game Threes net split into stages at 384 and 768, trained to 8M games.

@@ -75,3 +75,36 @@ def test_training_cost_of_each_kind_of_run(tmp_path):
     (old / "config.json").write_text(json.dumps({"steps": 100}))
     assert comparison.training_cost(old) is None  # no cost and no TensorBoard log
     assert comparison.training_cost(tmp_path / "missing") is None
+
+
+def test_every_listed_deep_rl_command_parses_and_resolves_its_settings(monkeypatch):
+    """The comparison tells a reader how to rebuild each missing run; those commands
+    must run as printed (from the repository root, where ``--conf`` paths point)."""
+    import shlex
+    from pathlib import Path
+
+    from playahead.cli import build_parser
+    from playahead.train.config import (
+        load_hyperparams,
+        load_overrides_file,
+        merge_overrides,
+        parse_overrides,
+    )
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    parser = build_parser()
+    deep = ("playahead train ppo ", "playahead train dqn ")
+    commands = [
+        e.train
+        for entries in comparison.AGENTS.values()
+        for e in entries
+        if e.train and e.train.startswith(deep)
+    ]
+    assert any("--conf" in c for c in commands)
+    for command in commands:
+        args = parser.parse_args(shlex.split(command)[1:])
+        overrides = parse_overrides(args.hp)
+        if args.conf is not None:
+            overrides = merge_overrides(load_overrides_file(args.conf), overrides)
+        hp = load_hyperparams(args.algo, args.env_id, overrides)
+        assert hp["n_envs"] >= 1, command
