@@ -46,6 +46,8 @@ class Entry:
 #: The reward-shaped MaskablePPO run on 2048 (the cited agent's terms and PPO
 #: settings, see playahead/train/shaping.py), as a file of overrides.
 SHAPED_2048 = "--conf benchmarks/results/deeprl/ppo-2048-shaped.yml"
+#: The same with a padded first convolution in the encoder.
+SHAPED_PADDED_2048 = "--conf benchmarks/results/deeprl/ppo-2048-shaped-padded.yml"
 
 
 #: The 6M-game Threes net split into stages at 384 and 768, trained to 8M games.
@@ -150,6 +152,14 @@ AGENTS: dict[str, list[Entry]] = {
                 "runs/2048-ppo-shaped-10m",
                 10**7,
                 SHAPED_2048,
+            ),
+            _deep(
+                "2048-v0",
+                "MaskablePPO, shaped reward, padded encoder",
+                "ppo",
+                "runs/2048-ppo-shaped-p1",
+                10**7,
+                SHAPED_PADDED_2048,
             ),
             _deep("2048-v0", "masked DQN", "dqn", "runs/2048-dqn-1m", 10**6),
         ),

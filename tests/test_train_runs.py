@@ -322,17 +322,23 @@ def test_conf_file_sets_hyperparameters_and_hp_goes_on_top(tmp_path, capsys):
     assert args.func(args) == 0
 
 
-def test_the_shaped_2048_settings_are_accepted():
+@pytest.mark.parametrize(
+    ("name", "padding"),
+    [("ppo-2048-shaped.yml", 0), ("ppo-2048-shaped-padded.yml", 1)],
+)
+def test_the_shaped_2048_settings_are_accepted(name, padding):
     from playahead.train.config import algo_kwargs, load_overrides_file
 
     root = Path(__file__).resolve().parents[1]
-    path = root / "benchmarks/results/deeprl/ppo-2048-shaped.yml"
+    path = root / "benchmarks/results/deeprl" / name
     hp = load_hyperparams("ppo", "2048-v0", load_overrides_file(path))
     assert hp["shaping"]["merge2"] == 1.0 and hp["n_envs"] == 8
     assert hp["learning_rate"] == pytest.approx(2.5e-4)
     env = gym.make("playahead/2048-v0")
     _, kwargs = algo_kwargs("ppo", hp, env.observation_space)
     assert kwargs["n_steps"] == 4096 and kwargs["gae_lambda"] == 0.9
+    extractor = kwargs["policy_kwargs"]["features_extractor_kwargs"]
+    assert extractor.get("padding", 0) == padding and extractor["channels"] == 64
 
 
 @pytest.mark.parametrize(
