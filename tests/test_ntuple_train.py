@@ -181,6 +181,61 @@ def test_cli_resume_continues(tmp_path):
     assert bad.returncode != 0 and "hex cells" in bad.stderr
 
 
+def test_sigterm_checkpoints_a_run_that_resumes_to_the_same_network(tmp_path):
+    """``kill`` on a background run (or Ctrl-C): it stops after the current chunk of
+    games with a checkpoint there, and resuming from it trains the network one
+    uninterrupted run trains."""
+    import signal
+    import time
+
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "playahead", "train", "ntuple", "--env", "2048-v0"]
+    command += ["--games", "50000000", "--out", str(out), "--patterns", ",".join(SMALL)]
+    command += ["--eval-every", "1000", "--eval-games", "2", "--tc", "--no-progress"]
+    command += ["--no-tensorboard"]
+    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / "model.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)  # past the first checkpoint, into the next chunks
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "--resume" in err, err
+    stopped = load_model(out).meta["games"]
+    assert 1000 < stopped < 50_000_000
+    total = stopped + 700
+    resumed = load_model(_train(tmp_path, "run", total, resume=True))
+    one = load_model(_train(tmp_path, "one", total, tc=True))
+    assert resumed.meta["games"] == one.meta["games"] == total
+    np.testing.assert_array_equal(resumed.weights, one.weights)
+
+
+def test_a_second_signal_stops_at_once_but_never_inside_a_checkpoint():
+    import os
+    import signal
+
+    from playahead.ntuple.train import _StopRequest
+
+    before = signal.getsignal(signal.SIGTERM)
+    stop = _StopRequest()
+    stop.install()
+    written = []
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert stop.signum == signal.SIGTERM  # the first one only asks
+        with pytest.raises(KeyboardInterrupt):
+            with stop.deferred():
+                os.kill(os.getpid(), signal.SIGTERM)
+                written.append("the whole checkpoint")
+        assert written == ["the whole checkpoint"]
+    finally:
+        stop.restore()
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
 def test_train_ntuple_needs_no_torch(tmp_path):
     code = (
         "import sys\n"

@@ -178,7 +178,9 @@ class NTupleModel:
             **({"stages": list(self.stages)} if self.stages else {}),
             **self.meta,
         }
-        (out / "model.json").write_text(json.dumps(meta, indent=2) + "\n")
+        tmp = out / "model.tmp.json"
+        tmp.write_text(json.dumps(meta, indent=2) + "\n")
+        tmp.replace(out / "model.json")
         return out
 
 

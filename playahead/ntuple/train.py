@@ -8,12 +8,20 @@ never uses. The same seed and options give the same network.
 A run directory holds the model (``model.json`` + ``weights.npz``, rewritten at every
 checkpoint), ``progress.csv`` (one row per evaluation) and TensorBoard scalars under
 ``tb/`` (``rollout/score_mean`` over moves played, which ``playahead curves`` draws,
-plus ``eval/score_mean`` and ``eval/top_tile_rate``). No torch is needed.
+plus ``eval/score_mean`` and ``eval/goal_rate``). No torch is needed.
+
+Ctrl-C or SIGTERM stops a run after its current chunk of games (``CHUNK``) with a
+checkpoint there, from which ``--resume`` trains the network an uninterrupted run
+would (see ``_StopRequest``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -266,7 +274,9 @@ def train_ntuple(
     stages = model.stage_ranks
     none = np.empty((0, 3), np.int64)
     _td.train_games(model.game, 0, *args, none, tc_e, tc_a, stages)
+    stop = _StopRequest()
     try:  # (the call above compiled the kernel outside the CPU clock)
+        stop.install()
         while done < games:
             n = min(CHUNK, games - done, eval_every - done % eval_every)
             rows = np.empty((n, 3), np.int64)
@@ -292,6 +302,7 @@ def train_ntuple(
                         f"{done},{moves_done},{rows[:, 0].mean():.1f},"
                         f"{ev[:, 0].mean():.1f},{goal:.4f}\n"
                     )
+            if done % eval_every == 0 or done == games or stop.signum is not None:
                 model.meta.update(
                     games=done,
                     moves=moves_done,
@@ -300,14 +311,68 @@ def train_ntuple(
                     rng_state=rng.bit_generator.state,
                     eval_seed_base=EVAL_SEED_BASE,
                 )
-                model.save(out)
-                if tc_e.size:
-                    write_sparse(out / "tc_e.npz", tc_e)
-                    write_sparse(out / "tc_a.npz", tc_a)
+                with stop.deferred():  # a checkpoint is written whole
+                    model.save(out)
+                    if tc_e.size:
+                        write_sparse(out / "tc_e.npz", tc_e)
+                        write_sparse(out / "tc_a.npz", tc_a)
+            if stop.signum is not None and done < games:
+                print(
+                    f"interrupted: saved {out} at {done:,} games; continue with: "
+                    f"playahead train ntuple --env {env_id} --games {games} "
+                    f"--out {out} --resume",
+                    file=sys.stderr,
+                )
+                raise KeyboardInterrupt
     finally:
+        stop.restore()
         bar.close()
         scalars.close()
     return out
+
+
+class _StopRequest:
+    """Ctrl-C (SIGINT) and ``kill`` (SIGTERM, also a batch scheduler's notice) ask
+    the training loop to stop after the current chunk of games, where the weights,
+    the generator and the counters agree: the loop writes a checkpoint there, and
+    ``--resume`` from it trains the same network an uninterrupted run would. A
+    second signal stops at once (losing the games since the last checkpoint).
+    Only the main thread can set handlers; elsewhere signals act as before."""
+
+    def __init__(self):
+        self.signum: int | None = None
+        self._previous: dict = {}
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._previous[sig] = signal.signal(sig, self._handle)
+
+    def _handle(self, signum, frame) -> None:
+        if self.signum is not None:
+            raise KeyboardInterrupt
+        self.signum = signum
+
+    @contextlib.contextmanager
+    def deferred(self):
+        """Hold SIGINT and SIGTERM back until the block ends (where the platform
+        can block signals; elsewhere a second signal may still cut it short)."""
+        block = getattr(signal, "pthread_sigmask", None)
+        if not self._previous or block is None:
+            yield
+            return
+        held = {signal.SIGINT, signal.SIGTERM}
+        block(signal.SIG_BLOCK, held)
+        try:
+            yield
+        finally:
+            block(signal.SIG_UNBLOCK, held)
+
+    def restore(self) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous.clear()
 
 
 def write_evaluation(model_dir: str | Path, games: int, out: str | Path) -> dict:
