@@ -214,7 +214,6 @@ def test_sigterm_checkpoints_a_run_that_resumes_to_the_same_network(tmp_path):
 
 
 def test_a_second_signal_stops_at_once_but_never_inside_a_checkpoint():
-    import os
     import signal
 
     from playahead.ntuple.train import _StopRequest
@@ -224,11 +223,11 @@ def test_a_second_signal_stops_at_once_but_never_inside_a_checkpoint():
     stop.install()
     written = []
     try:
-        os.kill(os.getpid(), signal.SIGTERM)
+        signal.raise_signal(signal.SIGTERM)
         assert stop.signum == signal.SIGTERM  # the first one only asks
         with pytest.raises(KeyboardInterrupt):
             with stop.deferred():
-                os.kill(os.getpid(), signal.SIGTERM)
+                signal.raise_signal(signal.SIGTERM)
                 written.append("the whole checkpoint")
         assert written == ["the whole checkpoint"]
     finally:

@@ -336,12 +336,14 @@ class _StopRequest:
     the training loop to stop after the current chunk of games, where the weights,
     the generator and the counters agree: the loop writes a checkpoint there, and
     ``--resume`` from it trains the same network an uninterrupted run would. A
-    second signal stops at once (losing the games since the last checkpoint).
+    second signal stops at once (losing the games since the last checkpoint), or,
+    while a checkpoint is being written, as soon as it is written.
     Only the main thread can set handlers; elsewhere signals act as before."""
 
     def __init__(self):
         self.signum: int | None = None
         self._previous: dict = {}
+        self._deferring = self._hurry = False
 
     def install(self) -> None:
         if threading.current_thread() is not threading.main_thread():
@@ -350,24 +352,23 @@ class _StopRequest:
             self._previous[sig] = signal.signal(sig, self._handle)
 
     def _handle(self, signum, frame) -> None:
-        if self.signum is not None:
+        if self.signum is None:
+            self.signum = signum
+        elif self._deferring:
+            self._hurry = True
+        else:
             raise KeyboardInterrupt
-        self.signum = signum
 
     @contextlib.contextmanager
     def deferred(self):
-        """Hold SIGINT and SIGTERM back until the block ends (where the platform
-        can block signals; elsewhere a second signal may still cut it short)."""
-        block = getattr(signal, "pthread_sigmask", None)
-        if not self._previous or block is None:
-            yield
-            return
-        held = {signal.SIGINT, signal.SIGTERM}
-        block(signal.SIG_BLOCK, held)
+        """A second signal inside the block stops at its end, not in the middle."""
+        self._deferring = True
         try:
             yield
         finally:
-            block(signal.SIG_UNBLOCK, held)
+            self._deferring = False
+        if self._hurry:
+            raise KeyboardInterrupt
 
     def restore(self) -> None:
         for sig, handler in self._previous.items():
