@@ -118,6 +118,76 @@ def test_bad_files_give_clear_errors(tmp_path):
         load_model(tmp_path / "nowhere")
 
 
+def _torn_save(monkeypatch, model, out, renamed=()):
+    """``model.save(out)`` stopped by a crash after its list of staged files is in
+    place and after renaming only ``renamed`` of them."""
+    from playahead.ntuple import model as model_module
+
+    def crash(out):
+        for name in renamed:
+            (out / model_module._staged(name)).replace(out / name)
+        raise SystemExit("crash")
+
+    with monkeypatch.context() as m:
+        m.setattr(model_module, "finish_checkpoint", crash)
+        with pytest.raises(SystemExit):
+            model.save(out)
+
+
+@pytest.mark.parametrize("renamed", [(), ("weights.npz",), ("model.json",)])
+def test_a_checkpoint_cut_by_a_crash_is_finished_never_torn(
+    tmp_path, monkeypatch, renamed
+):
+    """New weights never sit beside old counters, whichever rename a crash
+    interrupts: the next load finishes the written checkpoint."""
+    out = _train(tmp_path, "run", 100)
+    newer = load_model(_train(tmp_path, "newer", 200))
+    _torn_save(monkeypatch, newer, out, renamed)
+    again = load_model(out)
+    assert again.meta["games"] == 200
+    np.testing.assert_array_equal(again.weights, newer.weights)
+    assert sorted(p.name for p in out.iterdir()) == [
+        "model.json",
+        "progress.csv",
+        "weights.npz",
+    ]
+
+
+def test_a_crash_before_the_checkpoint_is_listed_keeps_the_previous_one(tmp_path):
+    from playahead.ntuple.model import _staged
+
+    out = _train(tmp_path, "run", 100)
+    before = load_model(out)
+    newer = load_model(_train(tmp_path, "newer", 200))
+    newer.save(tmp_path / "staged")  # a save that crashed while staging leaves
+    for name in ("weights.npz", "model.json"):  # its files under staged names only
+        (tmp_path / "staged" / name).replace(out / _staged(name))
+    again = load_model(out)
+    assert again.meta["games"] == 100
+    np.testing.assert_array_equal(again.weights, before.weights)
+    newer.save(out)  # and the next checkpoint overwrites the leftovers
+    assert load_model(out).meta["games"] == 200
+
+
+@pytest.mark.parametrize(
+    ("listing", "message"),
+    [
+        (b'["../../elsewhere", "model.json"]', "lists other files"),
+        (b'{"weights.npz": 1}', "lists other files"),
+        (b"\x80 not json", "not a list of checkpoint files"),
+    ],
+)
+def test_a_foreign_checkpoint_listing_is_refused_and_renames_nothing(
+    tmp_path, listing, message
+):
+    out = _train(tmp_path, "run", 100)
+    (out / "checkpoint.pending").write_bytes(listing)
+    files = sorted(p.name for p in out.iterdir())
+    with pytest.raises(ValueError, match=message):
+        load_model(out)
+    assert sorted(p.name for p in out.iterdir()) == files
+
+
 def test_agent_plays_greedy_on_values(tmp_path):
     path = _train(tmp_path, "a", 300)
     agent = make_agent(f"ntuple:path={path}", seed=0)

@@ -164,11 +164,20 @@ class NTupleModel:
                 "the ntuple model was trained on the other merge_6144 rule"
             )
 
-    def save(self, out: str | Path) -> Path:
-        """Write ``weights.npz`` and ``model.json`` into directory ``out``."""
+    def save(self, out: str | Path, extra: dict | None = None) -> Path:
+        """Write ``weights.npz`` and ``model.json`` (and ``extra``, file name ->
+        float32 array, e.g. training's ``tc_e.npz``) into directory ``out``, as one
+        checkpoint: every file is staged under a temporary name, a list of them
+        (``checkpoint.pending``) marks the checkpoint as written, then each is renamed
+        into place. A crash before the list leaves the previous checkpoint whole; a
+        crash after it is finished by the next :func:`load_model`. So a resumed run
+        never pairs new weights with old counters."""
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        write_sparse(out / "weights.npz", self.weights)
+        arrays = {"weights.npz": self.weights, **(extra or {})}
+        for name in arrays:
+            if name not in CHECKPOINT_FILES or name == "model.json":
+                raise ValueError(f"cannot save {name!r} in a checkpoint")
         meta = {
             "format": FORMAT,
             "version": VERSION,
@@ -178,28 +187,61 @@ class NTupleModel:
             **({"stages": list(self.stages)} if self.stages else {}),
             **self.meta,
         }
-        tmp = out / "model.tmp.json"
-        tmp.write_text(json.dumps(meta, indent=2) + "\n")
-        tmp.replace(out / "model.json")
+        for name, array in arrays.items():
+            write_sparse(out / _staged(name), array)
+        (out / _staged("model.json")).write_text(json.dumps(meta, indent=2) + "\n")
+        listing = out / _staged(PENDING)
+        listing.write_text(json.dumps(sorted([*arrays, "model.json"])) + "\n")
+        listing.replace(out / PENDING)  # the checkpoint is written
+        finish_checkpoint(out)
         return out
 
 
+#: The files of a checkpoint, and the list that marks one as written.
+CHECKPOINT_FILES = ("model.json", "weights.npz", "tc_e.npz", "tc_a.npz")
+PENDING = "checkpoint.pending"
+
+
+def _staged(name: str) -> str:
+    stem, dot, ext = name.rpartition(".")
+    return f"{stem}.new.{ext}" if dot else f"{name}.new"
+
+
+def finish_checkpoint(out: str | Path) -> None:
+    """Rename the staged files of a written checkpoint (``checkpoint.pending``) into
+    place, if a crash stopped :meth:`NTupleModel.save` between its renames; a no-op
+    otherwise. Only the checkpoint's own file names are ever renamed."""
+    out = Path(out)
+    pending = out / PENDING
+    try:
+        names = json.loads(pending.read_text())
+    except FileNotFoundError:
+        return
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        _fail(out, f"{PENDING} is not a list of checkpoint files ({err})")
+    if not isinstance(names, list) or not all(n in CHECKPOINT_FILES for n in names):
+        _fail(out, f"{PENDING} lists other files than {list(CHECKPOINT_FILES)}")
+    for name in names:
+        try:
+            (out / _staged(name)).replace(out / name)
+        except FileNotFoundError:  # renamed before the crash
+            pass
+    pending.unlink(missing_ok=True)
+
+
 def write_sparse(path: Path, array: np.ndarray) -> None:
-    """Save a float32 array as the flat indices and values of its entries that differ
-    from the most common one (``fill``), compressed; written to a temporary file
-    first, then renamed."""
+    """Save a float32 array to ``path`` (an ``.npz``) as the flat indices and values
+    of its entries that differ from the most common one (``fill``), compressed."""
     flat = array.reshape(-1)
     fill = float(np.median(flat[:: max(1, flat.size // 4096)]))
     idx = np.flatnonzero(flat != np.float32(fill)).astype(np.uint32)
-    tmp = path.with_name(path.stem + ".tmp.npz")
     np.savez_compressed(
-        tmp,
+        path,
         index=idx,
         value=flat[idx],
         fill=np.float32(fill),
         shape=np.array(array.shape, np.int64),
     )
-    tmp.replace(path)
 
 
 def read_sparse(path: Path, want: tuple[int, ...]) -> np.ndarray:
@@ -252,6 +294,7 @@ def load_model(path: str | Path, env_id: str | None = None) -> NTupleModel:
     path = Path(path)
     if path.is_file():
         path = path.parent
+    finish_checkpoint(path)
     meta_path, w_path = path / "model.json", path / "weights.npz"
     for p in (meta_path, w_path):
         if not p.is_file():
@@ -299,6 +342,7 @@ def shared_model(path: str | Path, env_id: str | None = None) -> NTupleModel:
     path = Path(path)
     if path.is_file():
         path = path.parent
+    finish_checkpoint(path)
     key = [str(path.resolve())]
     for name in ("model.json", "weights.npz"):
         try:

@@ -36,7 +36,6 @@ from playahead.ntuple.model import (
     parse_stages,
     read_sparse,
     tile_faces,
-    write_sparse,
 )
 
 EVAL_SEED_BASE = 1_000_000_007
@@ -311,11 +310,9 @@ def train_ntuple(
                     rng_state=rng.bit_generator.state,
                     eval_seed_base=EVAL_SEED_BASE,
                 )
-                with stop.deferred():  # a checkpoint is written whole
-                    model.save(out)
-                    if tc_e.size:
-                        write_sparse(out / "tc_e.npz", tc_e)
-                        write_sparse(out / "tc_a.npz", tc_a)
+                tc_files = {"tc_e.npz": tc_e, "tc_a.npz": tc_a} if tc_e.size else None
+                with stop.deferred():  # not cut short by a second signal
+                    model.save(out, tc_files)
             if stop.signum is not None and done < games:
                 print(
                     f"interrupted: saved {out} at {done:,} games; continue with: "
