@@ -71,7 +71,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="FILE",
         help="YAML file of hyperparameter overrides (keys as in hyperparams.yml; "
-        "--hp goes on top), e.g. benchmarks/results/deeprl/ppo-2048-shaped.yml",
+        "--hp goes on top), e.g. benchmarks/results/deeprl/ppo-2048-shaped-padded.yml",
     )
     parser.add_argument(
         "--env-kwarg",
