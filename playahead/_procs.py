@@ -1,5 +1,6 @@
 """Child processes that never outlive their parent (evaluation workers, search
-workers of ``playahead serve``)."""
+workers of ``playahead serve``), and the signal handlers that let a training run
+stop with a checkpoint."""
 
 from __future__ import annotations
 
@@ -32,3 +33,18 @@ def die_with_parent(parent_pid: int) -> None:
     if os.getppid() != parent_pid:
         os._exit(1)
     threading.Thread(target=watch, daemon=True, name="watch-parent").start()
+
+
+def on_signals(signals, handler):
+    """Handle ``signals`` with ``handler`` and return a function that puts the
+    previous handlers back. Only the main thread can set handlers; called from
+    another, it changes nothing (and the function it returns does nothing)."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = {sig: signal.signal(sig, handler) for sig in signals}
+
+    def restore() -> None:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+    return restore

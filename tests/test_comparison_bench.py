@@ -84,12 +84,8 @@ def test_every_listed_deep_rl_command_parses_and_resolves_its_settings(monkeypat
     from pathlib import Path
 
     from playahead.cli import build_parser
-    from playahead.train.config import (
-        load_hyperparams,
-        load_overrides_file,
-        merge_overrides,
-        parse_overrides,
-    )
+    from playahead.train.cli import hp_overrides
+    from playahead.train.config import load_hyperparams
 
     monkeypatch.chdir(Path(__file__).resolve().parents[1])
     parser = build_parser()
@@ -103,8 +99,5 @@ def test_every_listed_deep_rl_command_parses_and_resolves_its_settings(monkeypat
     assert any("--conf" in c for c in commands)
     for command in commands:
         args = parser.parse_args(shlex.split(command)[1:])
-        overrides = parse_overrides(args.hp)
-        if args.conf is not None:
-            overrides = merge_overrides(load_overrides_file(args.conf), overrides)
-        hp = load_hyperparams(args.algo, args.env_id, overrides)
+        hp = load_hyperparams(args.algo, args.env_id, hp_overrides(args))
         assert hp["n_envs"] >= 1, command

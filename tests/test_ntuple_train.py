@@ -283,26 +283,30 @@ def test_sigterm_checkpoints_a_run_that_resumes_to_the_same_network(tmp_path):
     np.testing.assert_array_equal(resumed.weights, one.weights)
 
 
-def test_a_second_signal_stops_at_once_but_never_inside_a_checkpoint():
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_a_second_signal_stops_at_once_but_never_inside_a_checkpoint(signame):
     import signal
 
     from playahead.ntuple.train import _StopRequest
 
-    before = signal.getsignal(signal.SIGTERM)
+    sig = getattr(signal, signame)
+    before = signal.getsignal(sig)
     stop = _StopRequest()
     stop.install()
     written = []
     try:
-        signal.raise_signal(signal.SIGTERM)
-        assert stop.signum == signal.SIGTERM  # the first one only asks
+        signal.raise_signal(sig)
+        assert stop.signum == sig  # the first one only asks
         with pytest.raises(KeyboardInterrupt):
             with stop.deferred():
-                signal.raise_signal(signal.SIGTERM)
+                signal.raise_signal(sig)
                 written.append("the whole checkpoint")
         assert written == ["the whole checkpoint"]
+        with pytest.raises(KeyboardInterrupt):  # outside a checkpoint: at once
+            signal.raise_signal(sig)
     finally:
         stop.restore()
-    assert signal.getsignal(signal.SIGTERM) is before
+    assert signal.getsignal(sig) is before
 
 
 def test_train_ntuple_needs_no_torch(tmp_path):

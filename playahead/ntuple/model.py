@@ -203,8 +203,9 @@ PENDING = "checkpoint.pending"
 
 
 def _staged(name: str) -> str:
-    stem, dot, ext = name.rpartition(".")
-    return f"{stem}.new.{ext}" if dot else f"{name}.new"
+    """``weights.npz`` -> ``weights.new.npz`` (every checkpoint file has a suffix)."""
+    stem, _, ext = name.rpartition(".")
+    return f"{stem}.new.{ext}"
 
 
 def finish_checkpoint(out: str | Path) -> None:

@@ -21,12 +21,12 @@ import contextlib
 import json
 import signal
 import sys
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 
+from playahead._procs import on_signals
 from playahead.games import threes, twenty48
 from playahead.ntuple import _td
 from playahead.ntuple._kernels import pattern_runs
@@ -289,7 +289,8 @@ def train_ntuple(
             bar.update(n)
             bar.set_postfix(score=f"{rows[:, 0].mean():.0f}")
             scalars.add(moves_done, {"rollout/score_mean": float(rows[:, 0].mean())})
-            if done % eval_every == 0 or done == games:
+            at_eval = done % eval_every == 0 or done == games
+            if at_eval:
                 ev = evaluate(model, eval_games)
                 goal = float((ev[:, 1] >= GOAL_RANK[env_id]).mean())
                 scalars.add(
@@ -301,7 +302,7 @@ def train_ntuple(
                         f"{done},{moves_done},{rows[:, 0].mean():.1f},"
                         f"{ev[:, 0].mean():.1f},{goal:.4f}\n"
                     )
-            if done % eval_every == 0 or done == games or stop.signum is not None:
+            if at_eval or stop.signum is not None:
                 model.meta.update(
                     games=done,
                     moves=moves_done,
@@ -335,18 +336,16 @@ class _StopRequest:
     ``--resume`` from it trains the same network an uninterrupted run would. A
     second signal stops at once (losing the games since the last checkpoint), or,
     while a checkpoint is being written, as soon as it is written.
-    Only the main thread can set handlers; elsewhere signals act as before."""
+    Only the main thread can set handlers; elsewhere signals act as before
+    (:func:`playahead._procs.on_signals`)."""
 
     def __init__(self):
         self.signum: int | None = None
-        self._previous: dict = {}
         self._deferring = self._hurry = False
+        self.restore = lambda: None
 
     def install(self) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            return
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            self._previous[sig] = signal.signal(sig, self._handle)
+        self.restore = on_signals((signal.SIGINT, signal.SIGTERM), self._handle)
 
     def _handle(self, signum, frame) -> None:
         if self.signum is None:
@@ -366,11 +365,6 @@ class _StopRequest:
             self._deferring = False
         if self._hurry:
             raise KeyboardInterrupt
-
-    def restore(self) -> None:
-        for sig, handler in self._previous.items():
-            signal.signal(sig, handler)
-        self._previous.clear()
 
 
 def write_evaluation(model_dir: str | Path, games: int, out: str | Path) -> dict:

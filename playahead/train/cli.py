@@ -206,22 +206,29 @@ def run_ntuple(args: argparse.Namespace) -> int:
     return 0
 
 
-def run(args: argparse.Namespace) -> int:
-    """Train as ``args`` say and print where the model went."""
-    if args.algo == "ntuple":
-        return run_ntuple(args)
+def hp_overrides(args: argparse.Namespace) -> dict:
+    """The hyperparameter overrides of parsed ``train`` arguments: the ``--conf``
+    file, with the ``--hp`` options on top."""
     from playahead.train.config import (
-        TrainConfig,
-        canonical_env_id,
         load_overrides_file,
         merge_overrides,
         parse_overrides,
     )
-    from playahead.train.trainer import run as run_training
 
     hp = parse_overrides(args.hp)
     if args.conf is not None:
         hp = merge_overrides(load_overrides_file(args.conf), hp)
+    return hp
+
+
+def run(args: argparse.Namespace) -> int:
+    """Train as ``args`` say and print where the model went."""
+    if args.algo == "ntuple":
+        return run_ntuple(args)
+    from playahead.train.config import TrainConfig, canonical_env_id, parse_overrides
+    from playahead.train.trainer import run as run_training
+
+    hp = hp_overrides(args)
     env_id = canonical_env_id(args.env_id)
     out = args.out or f"runs/{env_id.lower()}-{args.algo}-s{args.seed}"
     cfg = TrainConfig(

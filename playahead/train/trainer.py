@@ -241,18 +241,15 @@ def run(cfg: TrainConfig) -> Path:
 def _stop_on_sigterm():
     """Make SIGTERM (``kill``, a batch scheduler's notice) stop training the way
     Ctrl-C does, with a checkpoint; return a function that puts the old handler
-    back. Only the main thread can set handlers; elsewhere nothing changes."""
+    back."""
     import signal
-    import threading
 
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
+    from playahead._procs import on_signals
 
     def interrupt(signum, frame):
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    return lambda: signal.signal(signal.SIGTERM, previous)
+    return on_signals((signal.SIGTERM,), interrupt)
 
 
 def _opponent(cfg: TrainConfig, out: Path, two_player: bool):
