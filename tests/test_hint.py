@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
 import numpy as np
 import pytest
 
+from playahead.agents import Analysis
 from playahead.tools import hint as hint_tool
-from playahead.tools.hint import hint
+from playahead.tools.games import format_value
+from playahead.tools.hint import Hint, MoveHint, hint
 from playahead.tools.positions import MAX_BOARD_FILE, position, read_board
 
 THREES_BOARD = "1 2 0 3 / 0 6 0 0 / 0 0 3 0 / 2 0 0 1"
@@ -138,8 +141,55 @@ def test_cli_prints_every_move_best_first(capsys):
     assert _cli(["nim", "--pile", "13", "--k", "3"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert "3 legal moves" in out[0] and "minimax" in out[0]
-    assert out[1].split()[:3] == ["take", "1", "1.000"]
-    assert "solved: win" in out[1] and "solved: loss" in out[2]
+    assert out[1] == "values: game result: +1 win, 0 draw, -1 loss"
+    assert out[2].split()[:3] == ["take", "1", "1.000"]
+    assert "solved: win" in out[2] and "solved: loss" in out[3]
+
+
+def test_cli_labels_expected_scores_and_heuristic_values(capsys):
+    board = ["--board", "[[2,2,0,0],[4,0,0,0],[0,0,0,0],[0,0,0,8]]", "--score", "1200"]
+    assert _cli(["2048", *board, "--agent", FAST_TILES]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == "values: expected final score"
+    for line in out[2:6]:  # "  right   1,325  expected final score, 66 visits"
+        name, value, why = re.fullmatch(r"  (\w+) +(\S+)  (.*)", line).groups()
+        assert re.fullmatch(r"\d,\d{3}", value) and int(value.replace(",", "")) > 1200
+        assert why.startswith("expected final score, ") and why.endswith(" visits")
+    assert _cli(["2048", *board, "--agent", "expectimax:depth=1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == "values: heuristic value, not points"
+    assert all("heuristic value, not points, 1 move ahead" in line for line in out[2:])
+
+
+def _analysis(kind):
+    values = np.array([412_300.4, np.nan, 398_000.0, 1_500.25])
+    return Analysis(0, values, value_kind=kind, stats={"seconds": 0.5, "depth": 2})
+
+
+@pytest.mark.parametrize(
+    ("kind", "unit", "texts"),
+    [
+        ("score", "expected final score", ["412,300", "398,000", "1,500"]),
+        ("eval", "heuristic value, not points", ["412,300", "398,000", "1,500"]),
+        ("q", "Q-value (learned return)", ["412,300", "398,000", "1,500"]),
+        ("mystery", "mystery, the agent's own units", ["412,300", "398,000", "1,500"]),
+    ],
+)
+def test_the_unit_follows_value_kind_not_the_game(kind, unit, texts):
+    analysis = _analysis(kind)
+    moves = tuple(
+        MoveHint(a, name, float(analysis.values[a]), hint_tool._why(analysis, a))
+        for a, name in ((0, "up"), (2, "down"), (3, "left"))
+    )
+    result = Hint("threes (test)", "stub", moves, analysis)
+    lines = str(result).splitlines()
+    assert result.unit == unit and lines[1] == f"values: {unit}"
+    assert [line.split()[1] for line in lines[2:]] == texts
+    assert lines[2].split(None, 2)[2].startswith(unit.split(",")[0])
+    small = Analysis(0, np.array([0.4361, -12.34]), value_kind=kind)
+    assert [format_value(v, kind) for v in small.values] == (
+        ["0", "-12"] if kind == "score" else ["0.436", "-12.3"]
+    )
 
 
 def test_cli_reads_a_board_file_and_prints_json(tmp_path, capsys):
@@ -151,6 +201,7 @@ def test_cli_reads_a_board_file_and_prints_json(tmp_path, capsys):
     assert _cli(argv + ["--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["agent"] == FAST_TILES
+    assert (data["value_kind"], data["unit"]) == ("score", "expected final score")
     assert len(data["moves"]) == 4
     assert {"action", "name", "value", "why"} <= set(data["moves"][0])
 

@@ -93,8 +93,14 @@ def test_two_player_games_against_an_opponent():
 def test_hint_ranks_moves_and_finds_the_winning_take():
     view = ok("/api/new", {"game": "nim", "options": {"n": 3, "k": 3}, "side": None})
     hint = ok("/api/hint", {"game": "nim", "state": view["state"], "agent": "greedy"})
-    assert hint["ranked"][0] == {"action": 2, "label": "take 3", "value": 1.0}
+    assert hint["ranked"][0] == {
+        "action": 2,
+        "label": "take 3",
+        "value": 1.0,
+        "text": "1.000",
+    }
     assert hint["action"] == 2 and hint["values"] == [0.0, 0.0, 1.0]
+    assert hint["value_kind"] == "reward" and hint["unit"] == "reward of the move"
     view = ok("/api/new", {"game": "2048", "seed": 2})
     hint = ok(
         "/api/hint",
@@ -109,6 +115,19 @@ def test_hint_ranks_moves_and_finds_the_winning_take():
     assert values == sorted(values, reverse=True)
     assert {e["action"] for e in hint["ranked"]} == set(view["legal"])
     assert hint["stats"]["simulations"] == 50
+    # MCTS values 2048 moves in points: labelled as such and printed like 1,234
+    assert hint["value_kind"] == "score" and hint["unit"] == "expected final score"
+    assert [e["text"] for e in hint["ranked"]] == [f"{v:,.0f}" for v in values]
+
+
+def test_hint_names_the_unit_of_a_heuristic_value():
+    view = ok("/api/new", {"game": "2048", "seed": 2})
+    body = {"game": "2048", "state": view["state"], "agent": "expectimax:depth=1"}
+    hint = ok("/api/hint", body)
+    assert hint["value_kind"] == "eval"
+    assert hint["unit"] == "heuristic value, not points"
+    best = hint["ranked"][0]
+    assert best["value"] > 10_000 and best["text"] == f"{best['value']:,.0f}"
 
 
 @pytest.mark.parametrize(

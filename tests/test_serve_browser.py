@@ -5,11 +5,13 @@ chromium``); ``playwright install`` is not used. The screenshot is kept as a tes
 artifact in ``tests/artifacts/serve_browser.png``.
 """
 
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+from playahead.tools.games import VALUE_UNITS
 from playahead.tools.media import CHROMIUM, CHROMIUM_ARGS
 from playahead.tools.serve.app import start_in_thread
 
@@ -76,10 +78,14 @@ def test_threes_arrow_keys_hint_and_autoplay(page, tmp_path):
     page.fill("#simulations", "100")
     page.click("#hint-button")
     page.wait_for_selector("#hint tr.best")
-    rows = page.locator("#hint tr")
+    rows = page.locator("#hint tbody tr")
     labels = [rows.nth(i).locator("td").first.inner_text() for i in range(rows.count())]
     assert set(labels) <= {"up", "right", "down", "left"} and labels
-    assert "mcts: score" in page.inner_text("#hint-note")
+    # MCTS values Threes moves in game points: the unit is named, values have commas
+    assert page.inner_text("#hint th.value") == "expected final score"
+    assert "mcts: expected final score" in page.inner_text("#hint-note")
+    texts = [rows.nth(i).locator("td.value").inner_text() for i in range(rows.count())]
+    assert all(re.fullmatch(r"\d{1,3}(,\d{3})*", text) for text in texts), texts
 
     before = page.get_attribute("#board", "data-board")
     page.keyboard.press("p")  # autoplay on
@@ -110,7 +116,9 @@ def test_connect4_click_a_column_against_the_opponent(page):
     assert "p1" in bottom.get_attribute("class")
     page.keyboard.press("h")
     page.wait_for_selector("#hint tr.best")
-    assert page.locator("#hint tr").count() == 7
+    assert page.locator("#hint tbody tr").count() == 7
+    units = {VALUE_UNITS["heuristic"], VALUE_UNITS["solved"]}  # minimax's two kinds
+    assert page.inner_text("#hint th.value") in units
     assert page.errors == []
 
 

@@ -21,7 +21,11 @@ from playahead.tools.play.session import Session
 
 
 class FirstLegal:
-    """Plays the lowest legal action; values 1, 2, 3... over the legal actions."""
+    """Plays the lowest legal action; values n, n-1, ... 1 over the legal actions,
+    times ``scale``, of kind ``kind``."""
+
+    def __init__(self, kind="test", scale=1.0):
+        self.kind, self.scale = kind, scale
 
     def act(self, env):
         return self.analyze(env).action
@@ -29,12 +33,16 @@ class FirstLegal:
     def analyze(self, env):
         legal = np.flatnonzero(env.unwrapped.action_masks())
         values = np.full(env.unwrapped.action_space.n, np.nan)
-        values[legal] = np.arange(legal.size, 0, -1)
-        return Analysis(int(legal[0]), values, value_kind="test")
+        values[legal] = np.arange(legal.size, 0, -1) * self.scale
+        return Analysis(int(legal[0]), values, value_kind=self.kind)
 
 
 if "first_legal_test" not in available_agents():
     register_agent("first_legal_test", lambda seed=None: FirstLegal())
+    # values in points, 103,075 for the best move: a learned evaluator's kind
+    register_agent(
+        "first_legal_score_test", lambda seed=None: FirstLegal("score", 103_075.1)
+    )
 
 
 def _parse(module, argv):
@@ -75,10 +83,17 @@ def test_watch_shows_the_agents_values_and_ends_with_the_score():
     first = frames[0]
     assert "move 0" in first and "score 0" in first
     # FirstLegal values the legal moves n, n-1, ... 1 and plays the first (starred)
-    assert "values (test):" in first and "4.000*" in first
+    assert "values (test, the agent's own units):" in first and "4.000*" in first
     last = frames[-1]
     assert f"game over after {len(frames) - 1} moves: score" in last
     assert "\x1b[" not in "".join(frames)
+
+
+def test_watch_and_play_label_expected_scores():
+    first = next(watch.frames("2048", "first_legal_score_test", seed=1, color=False))
+    assert "values (expected final score):  up 412,300*" in first
+    session = _session("2048", agent="first_legal_score_test")
+    assert "hint first_legal_score_test (expected final score):" in session.press("h")
 
 
 def test_watch_same_seed_same_game_and_max_moves_stops():
@@ -147,7 +162,7 @@ def test_an_illegal_slide_is_refused_with_a_message():
 def test_hint_shows_every_legal_move_and_autoplay_moves():
     session = _session("2048")
     text = session.press("h")
-    assert "hint greedy (reward):" in text
+    assert "hint greedy (reward of the move):" in text
     legal = np.flatnonzero(session.env.action_masks())
     for action in legal:
         assert ("up", "right", "down", "left")[action] in text.split("hint")[1]

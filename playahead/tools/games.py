@@ -2,7 +2,8 @@
 
 :data:`GAMES` names each game the tools know, with its env and rule options;
 :func:`make_env` builds a fresh turn-by-turn env of one; :func:`action_label` and
-:func:`format_values` name moves and values the same way in every tool.
+:func:`format_values` name moves and values the same way in every tool, each value
+with its unit (:func:`value_unit`).
 
 Numbering: tic-tac-toe cells and Connect Four columns are numbered from 0, as the
 env's actions are and as the boards are drawn (cells 0-8 left to right, top row first;
@@ -183,21 +184,49 @@ def action_label(env, action: int) -> str:
     return f"take {action + 1}"
 
 
-def format_value(value: float) -> str:
-    """A value in a few characters: ``865.0``, ``0.436``, ``-1.000``."""
+#: What a value of each ``Analysis.value_kind`` is, in a few words: the unit every tool
+#: prints beside a value (``hint``, ``watch``, ``play``, ``serve``).
+VALUE_UNITS = {
+    "score": "expected final score",
+    "eval": "heuristic value, not points",
+    "weighted_score": "heuristic value, score x 16 / filled cells",
+    "heuristic": "heuristic value in [-1, 1], +1 a win",
+    "solved": "game result: +1 win, 0 draw, -1 loss",
+    "result": "expected result in [-1, 1], +1 a win",
+    "return": "expected return",
+    "reward": "reward of the move",
+    "probability": "probability of the move",
+    "policy": "policy probability",
+    "q": "Q-value (learned return)",
+}
+
+
+def value_unit(kind: str) -> str:
+    """What a value of ``kind`` (an ``Analysis.value_kind``) is, e.g. ``"score"`` ->
+    ``"expected final score"``; an unknown kind is named as it is."""
+    return VALUE_UNITS.get(kind, f"{kind}, the agent's own units")
+
+
+def format_value(value: float, kind: str = "") -> str:
+    """A value in a few characters: ``412,300`` for an expected score (``kind
+    "score"``) or any value of 1,000 or more, else ``865.0``, ``0.436``, ``-1.000``."""
+    if kind == "score" or abs(value) >= 1000:
+        return f"{value:,.0f}"
     return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3f}"
 
 
 def format_values(
     env, analysis: Analysis, title: str = "values", width: int = 78
 ) -> str:
-    """The legal moves of ``analysis`` best first, e.g.
-    ``values (eval): left 865.0 | right 863.4 | up 861.4``; the chosen one is starred.
+    """The legal moves of ``analysis`` best first, with their unit, e.g.
+    ``values (expected final score):  left 412,300*  right 411,020``; the chosen one is
+    starred.
     """
-    lines = [f"{title} ({analysis.value_kind}):"]
+    kind = analysis.value_kind
+    lines = [f"{title} ({value_unit(kind)}):"]
     for action, value in analysis.ranked():
         star = "*" if action == analysis.action else ""
-        part = f"  {action_label(env, action)} {format_value(value)}{star}"
+        part = f"  {action_label(env, action)} {format_value(value, kind)}{star}"
         if len(lines[-1]) + len(part) > width:
             lines.append(" ")
         lines[-1] += part

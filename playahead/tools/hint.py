@@ -18,7 +18,10 @@ The position is built with ``restore_state`` on a fresh env, so the hint follows
 exactly the env's rules, and analysed by a planner (``--agent``, default: expectimax
 for 2048 and Threes when installed, else mcts; minimax for the two-player games, with
 ``depth=10`` in Connect Four). Each legal move is printed with its value, best first,
-and one line saying what the value means. Moves are named as in ``play`` and
+under a line naming the values' unit (``values: expected final score`` when the
+planner's ``value_kind`` is ``"score"``, shown as ``412,300``; ``heuristic value, not
+points`` for expectimax's hand-made evaluators), and one line saying what the value
+means. Moves are named as in ``play`` and
 ``watch``: tic-tac-toe cells and Connect Four columns count from 0 (the env's actions).
 
 Inputs and search are capped: piles up to 100, board files up to 64 KiB (see
@@ -41,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
+from playahead.tools.games import format_value, value_unit
 from playahead.tools.positions import ALIASES, GAMES, position, read_board_file
 
 #: Seconds a hint searches when the agent spec sets no ``time_limit``, and the most a
@@ -77,13 +81,22 @@ class Hint:
     def best(self) -> MoveHint:
         return self.moves[0]
 
+    @property
+    def unit(self) -> str:
+        """What the values are, e.g. ``"expected final score"`` (from the analysis'
+        ``value_kind``, see :func:`playahead.tools.games.value_unit`)."""
+        return value_unit(self.analysis.value_kind)
+
     def __str__(self) -> str:
-        width = max(len(m.name) for m in self.moves)
+        kind = self.analysis.value_kind
+        names = max(len(m.name) for m in self.moves)
+        texts = [format_value(m.value, kind) for m in self.moves]
+        width = max(len(t) for t in texts)
         seconds = self.analysis.stats.get("seconds", 0.0)
         head = f"{self.game}: {len(self.moves)} legal moves, {self.agent}"
-        lines = [f"{head} ({seconds:.2f} s)"]
-        for m in self.moves:
-            lines.append(f"  {m.name:<{width}}  {m.value:>10.3f}  {m.why}")
+        lines = [f"{head} ({seconds:.2f} s)", f"values: {self.unit}"]
+        for m, text in zip(self.moves, texts, strict=True):
+            lines.append(f"  {m.name:<{names}}  {text:>{width}}  {m.why}")
         if self.note:
             lines.append(self.note)
         return "\n".join(lines)
@@ -144,7 +157,12 @@ def _name(game: str, env, action: int) -> str:
     return f"take {action + 1}"
 
 
+def _moves(n) -> str:
+    return f"{n} move" if n == 1 else f"{n} moves"
+
+
 def _why(analysis, action: int) -> str:
+    """What the value of ``action`` means, its unit first (see :func:`value_unit`)."""
     v = float(analysis.values[action])
     stats, kind = analysis.stats, analysis.value_kind
     visits = (
@@ -162,14 +180,17 @@ def _why(analysis, action: int) -> str:
             f"expected result {v:+.2f}: scores {(v + 1) / 2:.0%} (draws half){visits}"
         )
     if kind == "score":
-        return f"expected final score {v:.0f}{visits}"
+        depth = stats.get("depth")
+        ahead = "" if depth is None else f", {_moves(depth)} ahead"
+        return f"expected final score{ahead}{visits}"
     if kind == "weighted_score":
-        return f"best score within {stats.get('depth')} moves x 16 / filled cells"
+        return (
+            f"heuristic value: best score within {_moves(stats.get('depth'))} "
+            "x 16 / filled cells"
+        )
     if kind == "eval":
-        return f"expected evaluation after {stats.get('depth', '?')} moves (heuristic)"
-    if kind == "reward":
-        return f"scores {v:g} at once"
-    return f"{kind} {v:.3g}{visits}"
+        return f"heuristic value, not points, {_moves(stats.get('depth', '?'))} ahead"
+    return f"{value_unit(kind)}{visits}"
 
 
 def _order_key(analysis, action: int) -> tuple:
@@ -308,6 +329,8 @@ def run(args: argparse.Namespace) -> int:
             {
                 "game": result.game,
                 "agent": result.agent,
+                "value_kind": result.analysis.value_kind,
+                "unit": result.unit,
                 "moves": moves,
                 "note": result.note,
             },

@@ -1,9 +1,10 @@
 """``playahead watch``: a game plays itself in the terminal.
 
 Every frame shows the env's ANSI board (score, and the next card in Threes), the move
-number, and the agent's value for each legal move (from ``agent.analyze(env)`` when the
-agent has it; the chosen move is starred). In two-player games ``--agent`` plays
-player 0 and ``--opponent`` player 1.
+number, and the agent's value for each legal move with its unit (from
+``agent.analyze(env)`` when the agent has it; the chosen move is starred), e.g.
+``values (expected final score):  left 412,300*  up 398,120``. In two-player games
+``--agent`` plays player 0 and ``--opponent`` player 1.
 
 On a terminal, ``q`` (or Ctrl-C) stops the game; every frame says so.
 

@@ -18,8 +18,11 @@ a field of the wrong type or range (:mod:`playahead.tools.serve.models`)):
   view, ``reward`` (the move's reward for the mover) and ``moves`` (the move and the
   opponent's reply, each ``{"player", "action", "label"}``).
 * ``POST /api/hint``: ``{"game", "state", "agent"?, "settings"?}`` -> ``ranked``
-  (legal moves best first, ``{"action", "label", "value"}``), ``action``,
-  ``value_kind``, ``values``, ``visits``, ``stats``. ``agent`` is a planner spec such
+  (legal moves best first, ``{"action", "label", "value", "text"}``, ``text`` the
+  value as the page shows it, e.g. ``"412,300"``), ``action``, ``value_kind``,
+  ``unit`` (what the values are: ``"expected final score"`` for ``value_kind
+  "score"``, else e.g. ``"heuristic value, not points"``), ``values``, ``visits``,
+  ``stats``. ``agent`` is a planner spec such
   as ``"mcts:n_simulations=400"``; ``settings`` (e.g. ``{"depth": 3}``) override its
   options.
 
@@ -58,9 +61,11 @@ from playahead.tools.games import (
     Game,
     action_label,
     default_agent,
+    format_value,
     get_game,
     make_env,
     strip_ansi,
+    value_unit,
 )
 from playahead.tools.serve import models
 from playahead.tools.serve.models import SETTINGS
@@ -324,6 +329,7 @@ def api_hint(req: models.HintRequest, max_seconds: float = MAX_SECONDS) -> dict:
         analysis = planner.analyze(env)
     except ValueError as err:
         raise ApiError(f"agent {spec!r} cannot analyze {game.name}: {err}") from None
+    kind = analysis.value_kind
     stats = {
         k: v
         for k, v in analysis.stats.items()
@@ -334,9 +340,15 @@ def api_hint(req: models.HintRequest, max_seconds: float = MAX_SECONDS) -> dict:
             "agent": spec,
             "action": analysis.action,
             "label": action_label(env, analysis.action),
-            "value_kind": analysis.value_kind,
+            "value_kind": kind,
+            "unit": value_unit(kind),
             "ranked": [
-                {"action": a, "label": action_label(env, a), "value": v}
+                {
+                    "action": a,
+                    "label": action_label(env, a),
+                    "value": v,
+                    "text": format_value(v, kind),
+                }
                 for a, v in analysis.ranked()
             ],
             "values": analysis.values,

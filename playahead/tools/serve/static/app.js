@@ -207,6 +207,7 @@ async function toggleAutoplay() {
 function show(view) {
   S.view = view;
   $("hint").tBodies[0].innerHTML = "";
+  $("hint").tHead.hidden = true;
   $("hint-note").textContent = "";
   const board = $("board");
   board.className = "board " + view.kind + " " + (view.game === "2048" ? "twenty48" : view.game);
@@ -326,7 +327,10 @@ function statusParts(view) {
 }
 
 function showHint(data) {
-  const body = $("hint").tBodies[0];
+  // the server formats each value ("412,300") and names their unit ("expected final score")
+  const table = $("hint");
+  table.tHead.rows[0].cells[1].textContent = data.unit;
+  const body = table.tBodies[0];
   body.innerHTML = "";
   for (const entry of data.ranked) {
     const row = body.insertRow();
@@ -334,11 +338,11 @@ function showHint(data) {
     row.insertCell().textContent = entry.label;
     const cell = row.insertCell();
     cell.className = "value";
-    const v = entry.value;
-    cell.textContent = v === null ? "n/a" : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(3);
+    cell.textContent = entry.text;
   }
+  table.tHead.hidden = false;
   const seconds = data.stats.seconds !== undefined ? ` in ${data.stats.seconds.toFixed(2)} s` : "";
-  $("hint-note").textContent = `${data.agent}: ${data.value_kind}${seconds}`;
+  $("hint-note").textContent = `${data.agent}: ${data.unit}${seconds}`;
 }
 
 // ---------------------------------------------------------------- events
