@@ -129,6 +129,8 @@ class GameEnv(gym.Env, metaclass=abc.ABCMeta):
         return a
 
     def spec_id(self) -> str:
+        """The registered id (``"Threes-v0"``), or the class name of an env made
+        without ``gym.make``."""
         return self.spec.id if self.spec is not None else type(self).__name__
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):

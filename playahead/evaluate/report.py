@@ -147,6 +147,9 @@ class EvaluationResult:
         milestones: the milestone tiles of this game (empty for two-player games).
         store: path of the results store, or None.
         version: playahead's version.
+        notes: one line per agent whose stored games were not reused because
+            another version of it played them (other resolved options or playahead
+            version), naming the difference (see :meth:`.store.Store.notes`).
     """
 
     env_id: str
@@ -159,6 +162,7 @@ class EvaluationResult:
     milestones: tuple[int, ...] = ()
     store: str | None = None
     version: str = ""
+    notes: list[str] = dataclasses.field(default_factory=list)
 
     # ------------------------------------------------------------------ exports
     def to_dict(self, timings: bool = True) -> dict:
@@ -288,6 +292,7 @@ class EvaluationResult:
         return header, body
 
     def title(self) -> str:
+        """One line naming the env, its options, the games and the seed."""
         options = f" {json.dumps(self.env_kwargs)}" if self.env_kwargs else ""
         if self.kind == "single":
             return (
@@ -300,6 +305,7 @@ class EvaluationResult:
         )
 
     def pair_title(self) -> str:
+        """The heading of the pairwise table (paired bootstrap, or head to head)."""
         if self.kind == "single":
             return "pairwise, over the same games (paired bootstrap)"
         return "head to head, counted from A's side"
@@ -333,6 +339,7 @@ class EvaluationResult:
             for row in body:
                 pairs.add_row(*row)
             parts.append(pairs)
+        parts += [f"note: {note}" for note in self.notes]
         return Group(*parts)
 
     def to_markdown(self, path: str | Path | None = None) -> str:
@@ -343,6 +350,8 @@ class EvaluationResult:
         if body:
             lines += ["", f"**{self.pair_title()}**", ""]
             lines += _md_table(header, body)
+        if self.notes:
+            lines += [""] + [f"- note: {note}" for note in self.notes]
         text = "\n".join(lines) + "\n"
         _write(path, text)
         return text

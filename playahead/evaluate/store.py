@@ -2,8 +2,19 @@
 
 Every game is written in its own transaction the moment it ends, in WAL mode, so a
 crash or ``kill -9`` loses at most the games still being played. A row is keyed by
-``(agent, opponent, game_index, side)`` (UNIQUE): re-running an evaluation reads which
-games are done and plays only the rest, and a game can never be stored twice.
+``(agent, opponent, game_index, side)`` and the agents' fingerprints (UNIQUE):
+re-running an evaluation reads which games are done and plays only the rest, and a
+game can never be stored twice.
+
+Every row also carries the *fingerprint* of the agent that played it (and of its
+opponent): a hash of the agent's fully resolved options (the spec's options over
+every default, the game's defaults filled in: :func:`playahead.agents.resolved_options`)
+and playahead's version; the ``identities`` table keeps what each fingerprint stands
+for. A run that registers its agents (:meth:`Store.use_agents`) sees only the games of
+the same fingerprints: after a default changes, ``expectimax`` is another agent, its
+old games stay in the file but are not reused, and :meth:`Store.notes` names what
+differs. Stores written before fingerprints are migrated on opening (their games get
+the empty fingerprint: played by options nobody recorded, so never reused).
 
 The ``meta`` table fixes what the store is about: env id, env options (canonical JSON),
 root seed and kind (``"single"`` or ``"two_player"``). Opening a store that holds games
@@ -18,13 +29,15 @@ one-player games), ``env_id``, ``env_options``, ``seed`` (the env's reset seed),
 draw; NULL in one-player games), ``seconds`` and ``opponent_seconds`` (thinking time:
 CPU seconds of the thread that called the agent), ``move_seconds`` and
 ``opponent_move_seconds`` (float32 blobs, one entry per move), ``version``
-(playahead's) and ``finished_at`` (UTC, ISO 8601).
+(playahead's), ``finished_at`` (UTC, ISO 8601), ``fingerprint`` and
+``opponent_fingerprint`` (``""`` for none).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
+import hashlib
 import json
 import sqlite3
 import time
@@ -32,10 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS agent_files (agent TEXT PRIMARY KEY, sha256 TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS games (
+_GAMES = """
+CREATE TABLE IF NOT EXISTS {name} (
     agent TEXT NOT NULL,
     opponent TEXT NOT NULL DEFAULT '',
     game_index INTEGER NOT NULL,
@@ -53,16 +64,28 @@ CREATE TABLE IF NOT EXISTS games (
     opponent_move_seconds BLOB,
     version TEXT NOT NULL,
     finished_at TEXT NOT NULL,
-    UNIQUE (agent, opponent, game_index, side)
+    fingerprint TEXT NOT NULL DEFAULT '',
+    opponent_fingerprint TEXT NOT NULL DEFAULT '',
+    UNIQUE (agent, opponent, game_index, side, fingerprint, opponent_fingerprint)
 );
 """
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS agent_files (agent TEXT PRIMARY KEY, sha256 TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS identities (
+    fingerprint TEXT PRIMARY KEY, identity TEXT NOT NULL
+);
+""" + _GAMES.format(name="games")
 
 _COLUMNS = (
     "agent, opponent, game_index, side, env_id, env_options, seed, score, max_tile, "
     "moves, winner, seconds, opponent_seconds, move_seconds, opponent_move_seconds, "
-    "version, finished_at"
+    "version, finished_at, fingerprint, opponent_fingerprint"
 )
 _COLUMN_SET = set(_COLUMNS.split(", "))
+#: The columns of a store written before fingerprints (migrated on opening).
+_OLD_COLUMNS = _COLUMNS.rsplit(", fingerprint", 1)[0]
+_OLD_COLUMN_SET = set(_OLD_COLUMNS.split(", "))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,6 +138,49 @@ def canonical_options(env_kwargs: dict | None) -> str:
         return json.dumps(env_kwargs or {}, sort_keys=True, separators=(",", ":"))
     except TypeError as err:
         raise ValueError(f"env options must be JSON-serialisable: {err}") from None
+
+
+def agent_identity(spec: str, env_id: str) -> dict:
+    """What an agent spec stands for on ``env_id``: its name, fully resolved options
+    (:func:`playahead.agents.resolved_options`) and playahead's version.
+
+    Raises:
+        ValueError: a bad spec.
+    """
+    from playahead import __version__
+    from playahead.agents import parse_spec, resolved_options
+
+    options = json.loads(json.dumps(resolved_options(spec, env_id), default=str))
+    return {"name": parse_spec(spec)[0], "options": options, "version": __version__}
+
+
+def fingerprint(identity: dict) -> str:
+    """A short hash (16 hex digits) of an :func:`agent_identity`."""
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def identity_difference(old: dict | None, new: dict) -> str:
+    """What differs between two identities, as ``"budget=1.0, now budget=2000"``."""
+    if old is None:
+        return "options nobody recorded (a store from before fingerprints)"
+    was, now = old.get("options", {}), new.get("options", {})
+    keys = [k for k in sorted(was.keys() | now.keys()) if was.get(k) != now.get(k)]
+    then = [f"{k}={_shown(was, k)}" for k in keys]
+    ours = [f"{k}={_shown(now, k)}" for k in keys]
+    if old.get("version") != new.get("version"):
+        then.append(f"playahead {old.get('version')}")
+        ours.append(f"playahead {new.get('version')}")
+    if old.get("name") != new.get("name"):
+        then.insert(0, f"agent {old.get('name')}")
+        ours.insert(0, f"agent {new.get('name')}")
+    if not then:
+        return "the same options"
+    return f"{', '.join(then)}, now {', '.join(ours)}"
+
+
+def _shown(options: dict, key: str) -> str:
+    return json.dumps(options[key]) if key in options else "(unset)"
 
 
 def _blob(times) -> bytes | None:
@@ -187,13 +253,37 @@ class Store:
         self._db.execute("PRAGMA synchronous=NORMAL")
         with self._db:
             self._db.executescript(SCHEMA)
+        self._migrate()
         self._check_tables()
+        self._fingerprints: dict[str, str] = {}
+        self._identities: dict[str, dict] = {}
+
+    def _columns(self, table: str) -> set[str]:
+        return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+
+    def _migrate(self) -> None:
+        """Give a store from before fingerprints the fingerprint columns (its games
+        get ``""``), in one transaction: another run opening it waits, then finds it
+        migrated."""
+        if self._columns("games") != _OLD_COLUMN_SET:
+            return
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            if self._columns("games") == _OLD_COLUMN_SET:
+                self._db.execute("DROP TABLE IF EXISTS games_new")
+                self._db.execute(_GAMES.format(name="games_new"))
+                self._db.execute(
+                    f"INSERT INTO games_new ({_OLD_COLUMNS}) "
+                    f"SELECT {_OLD_COLUMNS} FROM games"
+                )
+                self._db.execute("DROP TABLE games")
+                self._db.execute("ALTER TABLE games_new RENAME TO games")
 
     def _check_tables(self) -> None:
         """A file of another program (same table names, other columns) or a damaged
         one raises ``sqlite3.DatabaseError``."""
         for table, wanted in (("meta", {"key", "value"}), ("games", _COLUMN_SET)):
-            have = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            have = self._columns(table)
             if have != wanted:
                 raise sqlite3.DatabaseError(
                     f"its table {table!r} has columns {sorted(have)}, not playahead's"
@@ -265,15 +355,68 @@ class Store:
                     (spec, digest),
                 )
 
+    def use_agents(self, identities: dict[str, dict]) -> None:
+        """Register this run's agents: ``{spec: agent_identity(spec, env_id)}``.
+
+        From now on :meth:`done`, :meth:`records` and :meth:`add` see and write only
+        games played by these identities (specs not registered: every game).
+        """
+        rows = []
+        for spec, ident in identities.items():
+            fp = fingerprint(ident)
+            self._fingerprints[spec] = fp
+            self._identities[spec] = ident
+            rows.append((fp, json.dumps(ident, sort_keys=True)))
+        with self._db:
+            self._db.executemany(
+                "INSERT OR IGNORE INTO identities (fingerprint, identity) "
+                "VALUES (?, ?)",
+                rows,
+            )
+
+    def _matches(self, agent: str, opponent: str, fp: str, opp_fp: str) -> bool:
+        want = self._fingerprints
+        ok = agent not in want or want[agent] == fp
+        return ok and (not opponent or opponent not in want or want[opponent] == opp_fp)
+
     def done(self) -> set[tuple[str, str, int, int]]:
-        """Keys ``(agent, opponent, game_index, side)`` of the finished games."""
+        """Keys ``(agent, opponent, game_index, side)`` of the finished games (of the
+        registered identities, see :meth:`use_agents`)."""
         rows = self._db.execute(
-            "SELECT agent, opponent, game_index, side FROM games"
+            "SELECT agent, opponent, game_index, side, fingerprint, "
+            "opponent_fingerprint FROM games"
         ).fetchall()
-        return {tuple(row) for row in rows}
+        return {tuple(row[:4]) for row in rows if self._matches(*row[:2], *row[4:])}
+
+    def notes(self) -> list[str]:
+        """One line per registered agent whose stored games were played by another
+        identity (other resolved options or version): those games are not reused.
+        ``"expectimax: 12 stored games were played with budget=1.0, now
+        budget=20000000: not reused"``."""
+        found: dict[tuple[str, str], int] = {}
+        rows = self._db.execute(
+            "SELECT agent, fingerprint, opponent, opponent_fingerprint, COUNT(*) "
+            "FROM games GROUP BY agent, fingerprint, opponent, opponent_fingerprint"
+        ).fetchall()
+        for agent, fp, opponent, opp_fp, n in rows:
+            for spec, old in ((agent, fp), (opponent, opp_fp)):
+                want = self._fingerprints.get(spec)
+                if spec and want is not None and old != want:
+                    found[spec, old] = found.get((spec, old), 0) + n
+        lines = []
+        for (spec, old), n in sorted(found.items()):
+            row = self._db.execute(
+                "SELECT identity FROM identities WHERE fingerprint = ?", (old,)
+            ).fetchone()
+            then = json.loads(row[0]) if row else None
+            diff = identity_difference(then, self._identities[spec])
+            games = "game was" if n == 1 else "games were"
+            lines.append(f"{spec}: {n} stored {games} played with {diff}: not reused")
+        return lines
 
     def add(self, record: GameRecord, finished_at: str | None = None) -> bool:
-        """Write one finished game in its own transaction.
+        """Write one finished game in its own transaction (with the fingerprints of
+        its agents, if registered).
 
         Returns:
             False if that game was already stored (it is left as it was).
@@ -297,6 +440,8 @@ class Store:
             _blob(record.opponent_move_seconds),
             record.version,
             stamp,
+            self._fingerprints.get(record.agent, ""),
+            self._fingerprints.get(record.opponent, "") if record.opponent else "",
         )
         marks = ", ".join("?" * len(values))
         with self._db:
@@ -317,13 +462,14 @@ class Store:
         self, agent: str, opponent: str = "", n_games: int | None = None
     ) -> list[GameRecord]:
         """The stored games of ``agent`` (against ``opponent``), by game index and
-        side; only indices below ``n_games`` when given."""
+        side; only indices below ``n_games`` when given; only the registered
+        identities' games (see :meth:`use_agents`)."""
         limit = (1 << 62) if n_games is None else int(n_games)
         rows = self._db.execute(
             "SELECT agent, opponent, game_index, side, seed, score, max_tile, moves, "
             "winner, seconds, move_seconds, opponent_seconds, opponent_move_seconds, "
-            "version FROM games WHERE agent = ? AND opponent = ? AND game_index < ? "
-            "ORDER BY game_index, side",
+            "version, fingerprint, opponent_fingerprint FROM games WHERE agent = ? "
+            "AND opponent = ? AND game_index < ? ORDER BY game_index, side",
             (agent, opponent, limit),
         ).fetchall()
         return [
@@ -344,6 +490,7 @@ class Store:
                 version=r[13],
             )
             for r in rows
+            if self._matches(r[0], r[1], r[14], r[15])
         ]
 
     def count(self) -> int:
@@ -351,6 +498,7 @@ class Store:
         return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
 
     def close(self) -> None:
+        """Close the database (every finished game is already written)."""
         self._db.close()
 
     def __enter__(self) -> Store:

@@ -98,6 +98,7 @@ class TrainConfig:
     """SB3 verbosity (0 quiet, 1 prints the training table)."""
 
     def to_json(self) -> dict[str, Any]:
+        """The config as a JSON-ready dict (the run's ``config.json``)."""
         return dataclasses.asdict(self)
 
 

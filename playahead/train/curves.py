@@ -107,6 +107,7 @@ def plot_curves(
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``playahead curves`` to ``parser``."""
     parser.add_argument("runs", nargs="+", help="run directories of `playahead train`")
     parser.add_argument(
         "--out",
@@ -125,6 +126,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``playahead curves``: draw the runs' curves into ``args.out``; returns 0.
+
+    Raises:
+        ValueError: ``args.out`` exists and ``args.force`` is not set.
+    """
     if Path(args.out).exists() and not args.force:
         raise ValueError(
             f"{args.out} exists; pass --force to overwrite it, or --out another name"

@@ -1,7 +1,7 @@
 """Reward shaping for the tile games, a documented training option.
 
 ``shaping: {merge2: 1.0, empty: 0.1, monotonic: 0.4}`` in ``hyperparams.yml`` (or
-``--hp shaping.merge2=1.0`` ...) trains on
+``--hp shaping.merge2=1.0`` ...) trains on::
 
     merge * log2(score gained)      (0 when the move scored nothing)
     + merge2 * log2(score gained)**2
