@@ -1,4 +1,5 @@
-"""The ``ntuple`` agent: greedy on ``reward + V(afterstate)`` of a trained net.
+"""The ``ntuple`` agent: greedy on ``reward + V(afterstate)`` of a trained net; its
+values are that plus the score so far, the expected final score.
 
 Fairness: it reads the position through ``clone_state()`` only (the board and, for
 Threes, the preview); it draws no chance. ``make_agent("ntuple:path=DIR")``.
@@ -57,6 +58,7 @@ class NTupleAgent(Planner):
             if self.model.game == 0 or max_rank(after) != 15:  # 12288 ends Threes
                 c = k.staged(after, code, n_base, stages)
                 values[a] += k.value(after, c, self.model.weights, self.cells)
+        values += root.score  # expected final scores, as Analysis promises
         action = pick_max(values, rng)
         return Analysis(
             action, masked(values, root.mask), value_kind="score", stats={"nodes": 4}
