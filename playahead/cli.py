@@ -14,15 +14,23 @@ import sys
 
 # subcommand -> (module with configure(parser), one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "curves": ("playahead.train.curves", "plot learning curves of training runs"),
-    "hint": ("playahead.tools.hint", "the value of every legal move in a position"),
+    "curves": (
+        "playahead.train.curves",
+        "plot learning curves of training runs (ppo, dqn and ntuple)",
+    ),
+    "hint": (
+        "playahead.tools.hint",
+        "the value of every legal move in a position, with its unit",
+    ),
     "demo": (
         "playahead.tools.demo",
-        "the main job: train PPO on Threes, play it against the planners",
+        "learning against search in minutes: train an n-tuple net and PPO (2048 by "
+        "default), play them against the planners on the same seeded games",
     ),
     "train": (
         "playahead.train.cli",
-        "train a MaskablePPO or masked-DQN baseline (checkpoints, --resume, self-play)",
+        "train ppo (MaskablePPO), dqn (masked DQN) or ntuple (n-tuple TD); "
+        "checkpoints, --resume",
     ),
     "evaluate": (
         "playahead.evaluate.cli",
@@ -48,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="playahead",
         description="Look-ahead planners, RL baselines and head-to-head evaluation "
         "for Threes!, 2048 and classic two-player games.",
+        epilog="`playahead COMMAND --help` lists a command's options; "
+        "`playahead train ppo|dqn|ntuple --help` a trainer's.",
     )
     parser.add_argument(
         "--version", action="version", version=f"%(prog)s {__version__}"

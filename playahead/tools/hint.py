@@ -278,7 +278,13 @@ def _time_note(planner, analysis) -> str:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``hint`` arguments to ``parser``."""
-    parser.description = __doc__.split("\n\n")[0]
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.description = (
+        "The value of every legal move in a position you type in, best first, under\n"
+        "a line naming the unit: the expected final score (e.g. 412,300) when the\n"
+        "planner gives one, else what the value is (heuristic value, game result)."
+    )
+    parser.epilog = "examples:\n" + __doc__.split("Examples::\n\n")[1].split("\n\n")[0]
     parser.add_argument("game", help=f"one of {', '.join(GAMES)}")
     parser.add_argument("--board", help="rows split by '/', or a JSON list of rows")
     parser.add_argument("--board-file", type=Path, help="a file holding the board")
@@ -295,7 +301,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rule", default="last_chip", help="Chips: last_chip or even_total"
     )
-    parser.add_argument("--agent", help="planner spec (default depends on the game)")
+    parser.add_argument(
+        "--agent",
+        help="planner spec, e.g. 'mcts:n_simulations=2000' (default: expectimax for "
+        "threes and 2048, minimax for the others)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the planner's seed")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(func=run)
