@@ -175,6 +175,33 @@ def check_spec(spec: str, **overrides: Any) -> tuple[str, dict[str, Any]]:
     return name, options
 
 
+def resolved_options(spec: str, env_id: str | None = None) -> dict[str, Any]:
+    """The options an agent of ``spec`` plays with on ``env_id``: the spec's options
+    over its factory's defaults, then the game's defaults filled in by the factory's
+    ``resolve_options(options, env_id)`` where it has one (nothing is built).
+
+    ``seed`` is left out: the evaluator gives every game its own. Two specs with the
+    same resolved options (and playahead version) play the same games, and a default
+    that changes changes them (the evaluator's store keys games by them).
+
+    Raises:
+        ValueError: as :func:`check_spec`.
+    """
+    name, options = check_spec(spec)
+    factory = _REGISTRY[name].factory
+    out = {
+        p.name: p.default
+        for p in inspect.signature(factory).parameters.values()
+        if p.default is not p.empty and p.kind is not p.VAR_KEYWORD
+    }
+    out.update(options)
+    resolve = getattr(factory, "resolve_options", None)
+    if callable(resolve):
+        out = resolve(out, env_id)
+    out.pop("seed", None)
+    return dict(sorted(out.items()))
+
+
 def make_agent(spec: str | Agent, **overrides: Any) -> Agent:
     """Build an agent from a spec string (an agent object is returned unchanged).
 

@@ -1,18 +1,19 @@
-"""The default per-decision budget of ``expectimax``: shallower searches first, a deeper
-one only if it is predicted to fit, abandoned at the node limit the rest of the budget
-buys; clocks are faked, never timed."""
-
-import itertools
+"""The default per-decision budget of ``expectimax``, counted in nodes: shallower
+searches first, a deeper one only if its nodes are predicted to fit, abandoned at the
+budget's last node; no clock is read for any of it."""
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import playahead  # noqa: F401  (registers the ids)
+from playahead.agents import make_agent
 from playahead.planners import expectimax
 from playahead.planners.expectimax import (
     AUTO_PROB_CUTOFF,
     DEFAULT_BUDGET,
+    MAX_BUDGET,
+    MIN_BUDGET,
     ExpectimaxAgent,
 )
 
@@ -38,15 +39,8 @@ def fixed(env_id, depth):
     return ExpectimaxAgent(seed=0, depth=depth, budget=None, prob_cutoff=cutoff)
 
 
-def fake_clock(monkeypatch, step):
-    """Each reading of the CPU clock is ``step`` seconds after the last."""
-    ticks = itertools.count()
-    monkeypatch.setattr(expectimax.time, "thread_time", lambda: step * next(ticks))
-
-
 @pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0"])
-def test_budget_that_never_binds_gives_the_unbudgeted_decision(env_id, monkeypatch):
-    fake_clock(monkeypatch, 0.0)
+def test_budget_that_never_binds_gives_the_unbudgeted_decision(env_id):
     for seed in range(3):
         env = played(env_id, seed, 8)
         with_budget = ExpectimaxAgent(seed=0).analyze(env)
@@ -54,65 +48,68 @@ def test_budget_that_never_binds_gives_the_unbudgeted_decision(env_id, monkeypat
         np.testing.assert_array_equal(with_budget.values, without.values)
         assert with_budget.stats["depth"] == without.stats["depth"] >= 3
         assert not with_budget.stats["budget_cut"]
+        assert with_budget.stats["nodes"] <= DEFAULT_BUDGET
 
 
-def test_a_slow_shallow_search_stops_short_of_the_full_depth(monkeypatch):
+def test_a_small_budget_stops_short_of_the_full_depth():
     env = played("Threes-v0", 1, 8)
     full = ExpectimaxAgent(seed=0, budget=None).analyze(env).stats["depth"]
-    # the shallowest search "takes" 0.2 s: 8 x 0.2 s > the 1 s budget
-    fake_clock(monkeypatch, 0.2)
-    cut = ExpectimaxAgent(seed=0).analyze(env)
-    assert cut.stats["budget_cut"] and cut.stats["depth"] == full - 2
     shallower = fixed("Threes-v0", full - 2).analyze(env)
+    # the shallowest search always finishes; 8 times its nodes do not fit
+    budget = max(MIN_BUDGET, 4 * shallower.stats["nodes"])
+    cut = ExpectimaxAgent(seed=0, budget=budget).analyze(env)
+    assert cut.stats["budget_cut"] and cut.stats["depth"] == full - 2
+    assert cut.stats["searches"] == [full - 2]
     np.testing.assert_array_equal(cut.values, shallower.values)
 
 
 @pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0"])
-def test_a_search_that_runs_long_is_abandoned_at_the_node_limit(env_id, monkeypatch):
+def test_a_search_that_runs_long_is_abandoned_at_the_budget(env_id, monkeypatch):
     env = played(env_id, 2, 15)
     full = ExpectimaxAgent(seed=0, budget=None).analyze(env).stats["depth"]
-    # the clock stands still, so every search is predicted to fit; the assumed node
-    # rate makes the budget buy 50 nodes, which the second search passes
-    fake_clock(monkeypatch, 0.0)
-    monkeypatch.setattr(expectimax, "DEFAULT_NODE_RATE", 50)
-    cut = ExpectimaxAgent(seed=0).analyze(env)
-    assert cut.stats["budget_cut"] and cut.stats["depth"] == full - 2
-    assert cut.stats["nodes"] > 50
     shallowest = fixed(env_id, full - 2).analyze(env)
+    # every deeper search is predicted to fit; the budget ends inside the second
+    monkeypatch.setattr(expectimax, "_growth", lambda before, last: 0.0)
+    budget = max(MIN_BUDGET, shallowest.stats["nodes"] + 10)
+    cut = ExpectimaxAgent(seed=0, budget=budget).analyze(env)
+    assert cut.stats["searches"][:2] == [full - 2, full - 1]
+    assert cut.stats["budget_cut"] and cut.stats["depth"] == full - 2
+    assert cut.stats["nodes"] > budget
     np.testing.assert_array_equal(cut.values, shallowest.values)
-    # with the rate the kernels really reach, the same position is searched in full
-    monkeypatch.setattr(expectimax, "DEFAULT_NODE_RATE", 10**12)
-    whole = ExpectimaxAgent(seed=0).analyze(env)
+    # a budget that buys the whole search gives it in full
+    whole = ExpectimaxAgent(seed=0, budget=MAX_BUDGET).analyze(env)
     assert whole.stats["depth"] == full and not whole.stats["budget_cut"]
 
 
-def test_budget_applies_only_to_the_automatic_depth(monkeypatch):
-    fake_clock(monkeypatch, 10.0)
+def test_budget_applies_only_to_the_automatic_depth():
     env = played("2048-v0", 0, 20)
-    assert ExpectimaxAgent(seed=0, depth=2).analyze(env).stats["depth"] == 2
+    got = ExpectimaxAgent(seed=0, depth=2, budget=MIN_BUDGET).analyze(env)
+    assert got.stats["depth"] == 2 and got.stats["nodes"] > MIN_BUDGET
 
 
-@pytest.mark.parametrize("bad", [0, -1, 1e9, "fast", True])
-def test_bad_budget_is_refused(bad):
-    with pytest.raises(ValueError, match="budget"):
+@pytest.mark.parametrize(
+    "bad", [0, -1, 1.0, 0.5, MIN_BUDGET - 1, MAX_BUDGET + 1, 2500.5, "fast", True]
+)
+def test_bad_budget_is_refused_naming_the_unit(bad):
+    with pytest.raises(ValueError, match="budget is nodes per decision"):
         ExpectimaxAgent(budget=bad)
 
 
-def test_default_budget_is_documented_and_one_second():
-    assert DEFAULT_BUDGET == 1.0
+def test_default_budget_is_a_documented_node_count():
+    assert isinstance(DEFAULT_BUDGET, int) and MIN_BUDGET <= DEFAULT_BUDGET
     assert ExpectimaxAgent().budget == DEFAULT_BUDGET
-    assert "budget" in ExpectimaxAgent.__doc__
+    assert "budget: nodes per decision" in ExpectimaxAgent.__doc__
+    spec = make_agent(f"expectimax:budget={DEFAULT_BUDGET:_}")  # a spec takes 20_000
+    assert spec.budget == DEFAULT_BUDGET
+    assert make_agent("expectimax:budget=2e6").budget == 2_000_000
 
 
 @pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0"])
-def test_a_cheap_last_search_sends_the_next_decision_straight_to_it(
-    env_id, monkeypatch
-):
-    fake_clock(monkeypatch, 0.0)  # every search "takes" no time: cheap
+def test_a_cheap_last_search_sends_the_next_decision_straight_to_it(env_id):
     env = played(env_id, 3, 10)
     # a fixed automatic depth (Threes: always max_depth), so the next board has it too
     depths = {"min_depth": 3, "max_depth": 3} if env_id == "2048-v0" else {}
-    agent = ExpectimaxAgent(seed=0, **depths)
+    agent = ExpectimaxAgent(seed=0, budget=MAX_BUDGET, **depths)
     first = agent.analyze(env)
     goal = first.stats["depth"]
     assert first.stats["searches"] == list(range(goal - 2, goal + 1))
@@ -124,16 +121,15 @@ def test_a_cheap_last_search_sends_the_next_decision_straight_to_it(
     np.testing.assert_array_equal(second.values, alone.values)
 
 
-def test_a_direct_search_that_runs_long_falls_back_to_shallower_ones(monkeypatch):
-    fake_clock(monkeypatch, 0.0)
+def test_a_direct_search_that_runs_long_falls_back_to_shallower_ones():
     env = played("Threes-v0", 2, 15)
-    agent = ExpectimaxAgent(seed=0)
-    goal = agent.analyze(env).stats["depth"]
-    # now the budget buys 50 nodes: the direct search, then the second shallower
-    # one, pass that; the decision is the shallowest search's
-    monkeypatch.setattr(expectimax, "DEFAULT_NODE_RATE", 50)
+    agent = ExpectimaxAgent(seed=0, budget=MIN_BUDGET)
+    goal = 6
+    agent._cost[goal] = 1  # as if the last search at the goal had been cheap
     cut = agent.analyze(env)
-    assert cut.stats["searches"] == [goal, goal - 2, goal - 1]
+    # the direct search passes three quarters of the budget, the shallowest one
+    # finishes, and the next one is predicted not to fit
+    assert cut.stats["searches"] == [goal, goal - 2]
     assert cut.stats["budget_cut"] and cut.stats["depth"] == goal - 2
     shallowest = fixed("Threes-v0", goal - 2).analyze(env)
     np.testing.assert_array_equal(cut.values, shallowest.values)

@@ -55,8 +55,13 @@ __all__ = ["ExpectimaxAgent"]
 
 #: Evaluator used when none is given.
 DEFAULT_EVALUATOR = {"2048": "monotonic", "Threes": "features"}
-#: CPU seconds per decision that the automatic depth keeps to (see ``budget``).
-DEFAULT_BUDGET = 1.0
+#: Nodes per decision that a search at the automatic depth stays within (see
+#: ``budget``): a count, never a clock, so the same seed plays the same game on any
+#: machine and under any load.
+DEFAULT_BUDGET = 20_000_000
+#: The accepted budgets, in nodes per decision.
+MIN_BUDGET = 1_000
+MAX_BUDGET = 10_000_000_000
 #: Largest automatic depth when ``max_depth`` is not given.
 DEFAULT_MAX_DEPTH = {"2048": 6, "Threes": 6}
 #: Probability cut-off when none is given: with a fixed ``depth``, and with the
@@ -64,16 +69,14 @@ DEFAULT_MAX_DEPTH = {"2048": 6, "Threes": 6}
 DEFAULT_PROB_CUTOFF = 1e-4
 AUTO_PROB_CUTOFF = {"2048": 1e-4, "Threes": 1e-3}
 #: A budgeted decision goes straight to the automatic depth when this agent's last
-#: search at that depth took at most ``DIRECT_SHARE`` of the budget; that search may
-#: then use ``DIRECT_LIMIT`` of it before the shallower ones take over.
+#: search at that depth took at most ``DIRECT_SHARE`` of the budget's nodes; that
+#: search may then use ``DIRECT_LIMIT`` of them before the shallower ones take over.
 DIRECT_SHARE = 0.125
 DIRECT_LIMIT = 0.75
 _GAMES = {"2048": "2048", "threes": "Threes"}
+_ENV_GAMES = {"2048-v0": "2048", "Threes-v0": "Threes"}
 _MAX_STAMP = 1 << 39
 _NO_LIMIT = 1 << 62
-#: Nodes per CPU second assumed for the budget's node limit until a search has taken
-#: long enough (2 ms) to measure the rate itself.
-DEFAULT_NODE_RATE = 10_000_000
 
 
 class ExpectimaxAgent(Planner):
@@ -100,20 +103,28 @@ class ExpectimaxAgent(Planner):
             the n-tuple model in ``DIR``, for the model's game); from Python also an
             :class:`~playahead.planners.evaluators.Evaluator` (e.g. one built by
             :func:`~playahead.planners.evaluators.weighted_table`).
-        time_limit: seconds per decision (soft: a started iteration finishes), or None.
-        budget: with the automatic depth (``depth`` and ``time_limit`` None), CPU
-            seconds a decision stays under (default 1.0). If this agent's last
-            search at the automatic depth took at most an eighth of the budget, the
-            decision searches that depth directly, abandoning it at the nodes three
-            quarters of the budget buy. Otherwise (or once abandoned) it deepens
+        time_limit: seconds per decision (soft: a started iteration finishes), or
+            None. With a time limit the search deepens 1, 2, ... while the next
+            depth is predicted (from this decision's clock) to fit, so the moves
+            depend on the machine and its load: a limit a user picks knowingly,
+            never a default.
+        budget: nodes per decision (a node is a position reached by a legal move),
+            an integer in 1,000 .. 10,000,000,000, or None for no budget. Default
+            20,000,000: about what a second bought on the machine that chose it, so
+            the full automatic depth is searched on nearly every move. It bounds
+            the automatic depth (``depth`` None) and a ``time_limit``'s deepening;
+            a fixed ``depth`` without a time limit is searched in full. If this
+            agent's last search at the automatic depth took at most an eighth of
+            the budget, the decision searches that depth directly, abandoning it at
+            three quarters of the budget. Otherwise (or once abandoned) it deepens
             from two below the automatic depth; it starts a deeper search only if
-            that is predicted to fit (the last growth factor, at least 2, else 8),
-            and abandons one that reaches the number of nodes the rest of the
-            budget buys (at the node rate last measured), keeping the deepest
-            finished one. A search that finishes is the same as without a budget,
-            so decisions differ only where the budget binds (``stats["budget_cut"]``;
-            ``stats["searches"]`` lists the depths started). None: no budget, and
-            no shallower searches.
+            that is predicted to fit (the nodes of the last search times the last
+            growth factor, at least 2, else 8) and abandons one at the budget's
+            last node, keeping the deepest finished one. Every prediction counts
+            nodes, never time, so the same seed gives the same decisions on any
+            machine. A search that finishes is the same as without a budget, so
+            decisions differ only where the budget binds (``stats["budget_cut"]``;
+            ``stats["searches"]`` lists the depths started).
         seed: seed of the generator that breaks ties (None: fresh entropy).
         max_depth: cap of the automatic and time-limited depth (None: 6).
         min_depth: floor of the automatic depth (None: 3 for 2048, ``max_depth`` for
@@ -135,7 +146,7 @@ class ExpectimaxAgent(Planner):
         prob_cutoff: float | None = None,
         evaluator: str | Evaluator | None = None,
         time_limit: float | None = None,
-        budget: float | None = DEFAULT_BUDGET,
+        budget: int | None = DEFAULT_BUDGET,
         seed: int | None = None,
         max_depth: int | None = None,
         min_depth: int | None = None,
@@ -174,15 +185,7 @@ class ExpectimaxAgent(Planner):
         self.evaluator = evaluator
         self.max_depth = check_positive("max_depth", max_depth, allow_none=True)
         self.min_depth = check_positive("min_depth", min_depth, allow_none=True)
-        if budget is not None and (
-            isinstance(budget, bool)
-            or not isinstance(budget, int | float | np.integer | np.floating)
-            or not 0 < budget <= 3600
-        ):
-            raise ValueError(
-                f"budget must be seconds in (0, 3600] or none, got {budget!r}"
-            )
-        self.budget = None if budget is None else float(budget)
+        self.budget = _check_budget(budget)
         if (
             isinstance(tt_bits, bool)
             or not isinstance(tt_bits, int)
@@ -193,14 +196,50 @@ class ExpectimaxAgent(Planner):
         self.transposition = bool(transposition)
         self._tt: tuple[np.ndarray, np.ndarray] | None = None
         self._stamp = 0
-        #: CPU seconds and nodes of this agent's last finished search, by depth
-        self._cost: dict[int, tuple[float, int]] = {}
+        #: nodes of this agent's last finished search, by depth
+        self._cost: dict[int, int] = {}
 
     def __repr__(self) -> str:
         return (
             f"ExpectimaxAgent(depth={self.depth!r}, prob_cutoff={self.prob_cutoff!r}, "
             f"evaluator={self.evaluator!r}, seed={self.seed!r})"
         )
+
+    @staticmethod
+    def resolve_options(options: dict, env_id: str | None = None) -> dict:
+        """The options that decide this agent's moves on ``env_id``, the game's
+        defaults filled in (what :func:`playahead.agents.resolved_options` gives).
+
+        ``options`` are the constructor's keyword arguments with every default
+        filled. Options that cannot act are left out (``budget``, ``min_depth`` and
+        ``max_depth`` of a fixed ``depth`` without a time limit), so games of
+        ``expectimax:depth=3`` stay the same agent's games when a budget default
+        changes; an evaluator object is named by its ``name``.
+        """
+        out = dict(options)
+        game = _ENV_GAMES.get(env_id or "")
+        if isinstance(out.get("evaluator"), Evaluator):
+            out["evaluator"] = out["evaluator"].name
+        if game is not None:
+            if out.get("evaluator") is None:
+                out["evaluator"] = DEFAULT_EVALUATOR[game]
+            if out.get("max_depth") is None:
+                out["max_depth"] = DEFAULT_MAX_DEPTH[game]
+            if out.get("min_depth") is None:
+                out["min_depth"] = 3 if game == "2048" else out["max_depth"]
+            out["min_depth"] = min(out["min_depth"], out["max_depth"])
+            if out.get("prob_cutoff") is None:
+                auto = out.get("depth") is None
+                cutoff = AUTO_PROB_CUTOFF[game] if auto else DEFAULT_PROB_CUTOFF
+                out["prob_cutoff"] = cutoff
+        if out.get("depth") is not None:
+            out.pop("min_depth", None)
+            if out.get("time_limit") is None:
+                for key in ("budget", "max_depth"):
+                    out.pop(key, None)
+        elif out.get("time_limit") is not None:
+            out.pop("min_depth", None)
+        return out
 
     # ------------------------------------------------------------------ search
     def _analyze(self, root: Root, rng: np.random.Generator, deadline: float):
@@ -227,56 +266,53 @@ class ExpectimaxAgent(Planner):
             auto = self.depth is None
             cutoff = AUTO_PROB_CUTOFF[game] if auto else DEFAULT_PROB_CUTOFF
         search = functools.partial(self._search, game, state, board, ev, cutoff)
-        clock = time.perf_counter
-        budgeted = False
-        if self.time_limit is None:
-            target = self.depth
-            if target is None:
-                floor = self.min_depth or (3 if game == "2048" else cap)
-                target = max(floor, kernels.distinct_ranks(board) - 2)
-                target = min(cap, target)
-                if self.budget is not None and target >= 2:
-                    clock = time.thread_time  # CPU time: the budget is about work
-                    deadline = clock() + self.budget
-                    depths = list(range(max(1, target - 2), target + 1))
-                    budgeted = True
-                else:
-                    depths = [target]
-            else:
-                depths = [target]
-        else:
+        timed = self.time_limit is not None
+        if timed:
             deepest = cap if self.depth is None else self.depth
             depths = list(range(min(1, deepest), deepest + 1))
+        elif self.depth is not None:
+            depths = [self.depth]
+        else:
+            floor = self.min_depth or (3 if game == "2048" else cap)
+            target = min(cap, max(floor, kernels.distinct_ranks(board) - 2))
+            depths = [target]
+            if self.budget is not None and target >= 2:
+                depths = list(range(max(1, target - 2), target + 1))
+        budget = self.budget if len(depths) > 1 else None
         goal = depths[-1]
         counters = np.array([0, 0, _NO_LIMIT], dtype=np.int64)
         values, done, searches = None, 0, []
-        seen = self._cost.get(goal) if budgeted else None
-        if seen is not None and seen[0] <= DIRECT_SHARE * self.budget:
-            # cheap last time: straight to the goal, with most of the budget's nodes
+        seen = None if budget is None or timed else self._cost.get(goal)
+        if seen is not None and seen <= DIRECT_SHARE * budget:
+            # cheap last time: straight to the goal, with most of the budget
             searches.append(goal)
-            share = DIRECT_LIMIT * self.budget
-            found = self._timed(search, goal, counters, clock, share, seen)
+            found = self._limited(search, goal, counters, int(DIRECT_LIMIT * budget))
             if found is not None:
                 values, done, depths = found, goal, []
             else:  # abandoned: the shallower searches, never this one again
                 depths = depths[:-1]
-        prev, last = 0.0, 0.0
+        prev, last = (0, 0.0), (0, 0.0)  # (nodes, seconds) of the last two searches
         for i, d in enumerate(depths):
-            start = clock()
-            share = None
+            limit = None
             if i > 0:
-                growth = max(last / prev, 2.0) if prev > 0 else 8.0
-                if start + last * growth > deadline:
+                if budget is not None:
+                    nodes = last[0] * _growth(prev[0], last[0])
+                    if counters[0] + nodes > budget:
+                        break
+                    limit = budget  # a hard stop too: the budget's last node
+                if (
+                    timed
+                    and time.perf_counter() + last[1] * _growth(prev[1], last[1])
+                    > deadline
+                ):
                     break
-                if budgeted:  # a hard stop too: the nodes the rest of the budget buys
-                    share = max(deadline - start, 0.0)
             searches.append(d)
-            seen = self._cost.get(d - 1)
-            found = self._timed(search, d, counters, clock, share, seen)
-            if found is None:  # abandoned at the node limit: keep the last one
+            start, before = time.perf_counter(), int(counters[0])
+            found = self._limited(search, d, counters, limit)
+            if found is None:  # abandoned at the budget: keep the last one
                 break
             values, done = found, d
-            prev, last = last, self._cost[d][0]
+            prev, last = last, (int(counters[0]) - before, time.perf_counter() - start)
         if ev.value_kind == "score" and game == "2048":
             values = values + root.score
         action = pick_max(values, rng)
@@ -290,23 +326,17 @@ class ExpectimaxAgent(Planner):
         }
         return Analysis(action, values, value_kind=ev.value_kind, stats=stats)
 
-    def _timed(self, search, depth, counters, clock, seconds, seen):
-        """Run ``search`` to ``depth`` with a fresh table; with ``seconds``, abandon it
-        at the nodes those seconds buy at the rate of ``seen`` (CPU seconds, nodes of
-        an earlier search; :data:`DEFAULT_NODE_RATE` if it took under 2 ms). The
-        values, or None if abandoned; a finished search's cost goes to ``_cost``."""
-        limit = _NO_LIMIT
-        if seconds is not None:
-            took, nodes = seen
-            rate = nodes / took if took >= 2e-3 else DEFAULT_NODE_RATE
-            limit = int(counters[0] + rate * seconds)
-        counters[2] = limit
-        before, start = counters[0], clock()
+    def _limited(self, search, depth, counters, limit):
+        """Run ``search`` to ``depth`` with a fresh table, abandoning it once the
+        decision's node count passes ``limit`` (None: no limit). The values, or None
+        if abandoned; a finished search's node count goes to ``_cost``."""
+        counters[2] = _NO_LIMIT if limit is None else limit
+        before = int(counters[0])
         # a fresh table per depth: the last search is the same as a direct one
         found = search(depth, self._table(), counters)
-        if counters[0] > limit:
+        if counters[0] > counters[2]:
             return None
-        self._cost[depth] = (clock() - start, int(counters[0] - before))
+        self._cost[depth] = int(counters[0]) - before
         return found
 
     def _search(self, game, state, board, ev, cutoff, depth, tt, counters):
@@ -336,6 +366,32 @@ class ExpectimaxAgent(Planner):
             self._tt = kernels.new_table(self.tt_bits if self.transposition else 1)
             self._stamp = 1
         return self._tt
+
+
+def _growth(before: float, last: float) -> float:
+    """How much costlier the next depth is predicted to be: the last growth factor,
+    at least 2 (8 without two searches to compare)."""
+    return max(last / before, 2.0) if before > 0 else 8.0
+
+
+def _check_budget(budget) -> int | None:
+    """``budget`` as nodes per decision, or a one-line error that names the unit."""
+    if budget is None:
+        return None
+    ok = isinstance(budget, int | float | np.integer | np.floating) and not isinstance(
+        budget, bool
+    )
+    if (
+        not ok
+        or not float(budget).is_integer()
+        or not (MIN_BUDGET <= budget <= MAX_BUDGET)
+    ):
+        raise ValueError(
+            f"budget is nodes per decision, an integer in {MIN_BUDGET:,} .. "
+            f"{MAX_BUDGET:,} or none, got {budget!r} (seconds per decision are "
+            "time_limit=SECONDS)"
+        )
+    return int(budget)
 
 
 class _Leaf:

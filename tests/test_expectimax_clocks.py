@@ -1,0 +1,88 @@
+"""The default ``expectimax`` plays the same moves whatever the clocks say and whatever
+else runs on the machine: its budget counts nodes, so a game replays exactly."""
+
+import subprocess
+import sys
+import time
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import playahead  # noqa: F401  (registers the ids)
+from playahead.agents import make_agent
+
+#: How much faster than real time the patched clocks run.
+SPEEDUP = 4.0
+CLOCKS = ("time", "monotonic", "perf_counter", "process_time", "thread_time")
+
+
+def fast_clocks(monkeypatch) -> None:
+    """Every clock of :mod:`time` (and its ``_ns`` twin) runs ``SPEEDUP`` times fast."""
+    for name in CLOCKS:
+        for suffix, cast in (("", float), ("_ns", int)):
+            real = getattr(time, name + suffix)
+            start = real()
+
+            def fast(real=real, start=start, cast=cast):
+                return cast(start + SPEEDUP * (real() - start))
+
+            monkeypatch.setattr(time, name + suffix, fast)
+
+
+def game(env_id: str, spec: str, moves: int) -> list[tuple]:
+    """The first ``moves`` decisions of game seed 7: (action, values, depth, cut)."""
+    env = gym.make(env_id)
+    env.reset(seed=7)
+    agent = make_agent(spec, seed=7)
+    out = []
+    for _ in range(moves):
+        analysis = agent.analyze(env)
+        stats = analysis.stats
+        out.append(
+            (analysis.action, analysis.values, stats["depth"], stats["budget_cut"])
+        )
+        _, _, over, _, _ = env.step(analysis.action)
+        if over:
+            break
+    return out
+
+
+def same_moves(one: list[tuple], two: list[tuple]) -> None:
+    assert len(one) == len(two)
+    for a, b in zip(one, two, strict=True):
+        assert a[0] == b[0] and a[2:] == b[2:]
+        np.testing.assert_array_equal(a[1], b[1])
+
+
+CASES = [
+    ("Threes-v0", "expectimax", 12),
+    ("2048-v0", "expectimax", 25),
+    # a budget that binds: the cut decisions must not depend on time either
+    ("Threes-v0", "expectimax:budget=200000", 12),
+    ("2048-v0", "expectimax:budget=20000", 25),
+]
+
+
+@pytest.mark.parametrize(("env_id", "spec", "moves"), CASES)
+def test_fast_clocks_play_the_same_moves(env_id, spec, moves, monkeypatch):
+    plain = game(env_id, spec, moves)
+    if "budget" in spec:
+        assert any(cut for *_, cut in plain), "the budget should bind somewhere"
+    with monkeypatch.context() as patch:
+        fast_clocks(patch)
+        assert time.perf_counter() >= 0  # the patch is in place
+        fast = game(env_id, spec, moves)
+    same_moves(plain, fast)
+
+
+@pytest.mark.parametrize(("env_id", "spec", "moves"), CASES[2:])
+def test_a_cpu_hog_beside_the_game_changes_no_move(env_id, spec, moves):
+    plain = game(env_id, spec, moves)
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        loaded = game(env_id, spec, moves)
+    finally:
+        hog.kill()
+        hog.wait()
+    same_moves(plain, loaded)
