@@ -329,7 +329,17 @@ def ppo_agent(
     device: str = "cpu",
     trusted: bool = False,
 ) -> SB3Agent:
-    """A MaskablePPO model from `playahead train ppo` (weights only unless trusted)."""
+    """A MaskablePPO model from `playahead train ppo` (weights only unless trusted).
+
+    Args:
+        path: the run directory of ``playahead train ppo``, or its ``model.zip``.
+        deterministic: true plays the policy's most likely legal action; false
+            samples from the masked policy with the agent's own generator.
+        seed: seed of that generator (None: fresh entropy).
+        device: torch device, e.g. ``cpu``.
+        trusted: load a zip without its run folder with SB3's ``.load()``, which runs
+            pickled code from the file: only for files you trust.
+    """
     return SB3Agent(
         path,
         "ppo",
@@ -348,7 +358,18 @@ def dqn_agent(
     device: str = "cpu",
     trusted: bool = False,
 ) -> SB3Agent:
-    """A masked DQN model from `playahead train dqn` (weights only unless trusted)."""
+    """A masked DQN model from `playahead train dqn` (weights only unless trusted).
+
+    Args:
+        path: the run directory of ``playahead train dqn``, or its ``model.zip``.
+        deterministic: true plays the legal action of highest Q value; false plays
+            epsilon-greedy among the legal actions.
+        seed: seed of the agent's generator (None: fresh entropy).
+        epsilon: with ``deterministic=false``, the probability of a uniformly
+            random legal action.
+        device: torch device, e.g. ``cpu``.
+        trusted: as for ``ppo``: load with SB3's ``.load()`` (runs pickled code).
+    """
     return SB3Agent(
         path,
         "dqn",
