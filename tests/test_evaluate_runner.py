@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from playahead.evaluate import AgentError, evaluate
-from playahead.evaluate.store import GameRecord, Store
+from playahead.evaluate.store import GameRecord, Store, agent_identity
 from tests.test_evaluate_play import AGENTS_MODULE
 
 FAST = dict(progress=False, n_resamples=200)
@@ -61,6 +61,7 @@ def test_resume_uses_stored_games_and_plays_only_the_rest(tmp_path):
     with Store(path, "2048-v0", {}, 4, "single") as store:
         assert store.count() == 6
         # A marker game: if the evaluator replayed game 4 we would not see it.
+        store.use_agents({"random": agent_identity("random", "2048-v0")})
         store.add(
             GameRecord(
                 "random",

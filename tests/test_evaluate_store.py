@@ -76,6 +76,8 @@ def test_unique_constraint_is_in_the_schema(tmp_path):
         None,
         "v",
         "t",
+        "fp",
+        "",
     )
     db.execute("INSERT INTO games VALUES (" + ",".join("?" * len(row)) + ")", row)
     with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):

@@ -7,6 +7,10 @@ wrong game fails in a second with a clear message; then play the games the store
 not hold yet, writing each one the moment it ends; then build the statistics from the
 store. Re-running the same call therefore resumes an interrupted evaluation and gives
 the same result as an uninterrupted one.
+
+Stored games count only if the same agent played them: the same spec with the same
+fully resolved options and playahead version (:mod:`.store`). Games of an agent whose
+defaults changed since are played again, and the result's ``notes`` say why.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from playahead.agents import parse_spec
 from playahead.evaluate.backends import BACKENDS, import_modules, run_tasks
 from playahead.evaluate.play import Task, check_agent, make_env
 from playahead.evaluate.report import EvaluationResult
-from playahead.evaluate.store import Store, canonical_options
+from playahead.evaluate.store import Store, agent_identity, canonical_options
 from playahead.evaluate.summary import build_result, round_robin
 
 
@@ -97,6 +101,8 @@ def evaluate(
         db.check_files(
             {spec: d for spec in specs if (d := file_fingerprint(spec)) is not None}
         )
+        db.use_agents({spec: agent_identity(spec, env_id) for spec in specs})
+        notes = db.notes()
         done = db.done()
         every = list(_all_tasks(env_id, options, specs, n_games, seed, kind))
         tasks = [t for t in every if t.key not in done]
@@ -109,9 +115,11 @@ def evaluate(
             for record in records:
                 db.add(record)
                 advance()
-        return build_result(
+        result = build_result(
             db, specs, n_games, seed, kind, env_kwargs, game_name, n_resamples
         )
+        result.notes = notes
+        return result
 
 
 def file_fingerprint(spec: str) -> str | None:
