@@ -31,7 +31,9 @@ _BUILTIN_MODULES = (
 class Agent(Protocol):
     """Anything with ``act(env) -> action``; ``env`` is what ``gym.make`` returns."""
 
-    def act(self, env) -> int: ...
+    def act(self, env) -> int:
+        """The action to play in ``env``'s position (the env is not changed)."""
+        ...
 
 
 @dataclasses.dataclass(frozen=True)
