@@ -1,0 +1,187 @@
+"""The n-tuple nets that ship inside playahead (``playahead/data/*.npz``).
+
+A packaged net is one file: the weights of an :class:`~playahead.ntuple.model.
+NTupleModel` as a bit mask of the entries that differ from the most common value
+(``mask: uint8``, :func:`numpy.packbits` order), their float32 values (``values``), that
+value (``fill``), the shape (``shape: int64[3]``) and the model's metadata as UTF-8 JSON
+bytes (``meta: uint8``). It is read with ``allow_pickle=False`` from bytes whose sha256
+was checked first (:data:`PACKAGED`), so a damaged or swapped file is refused with an
+error that names the file and the sha256 it should have, and nothing in it is run.
+
+``evaluator=ntuple`` (no path) is the packaged net of the game being played
+(:func:`packaged_model`); :func:`export_packaged` writes a training run's checkpoint in
+this form, the same bytes for the same weights (fixed zip timestamps and order).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from playahead.ntuple.model import (
+    ENVS,
+    NTupleModel,
+    load_model,
+    parse_patterns,
+    parse_stages,
+)
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+#: env id -> (file name under ``playahead/data``, sha256 of the file).
+PACKAGED: dict[str, tuple[str, str]] = {}
+#: The largest packaged file this reads (bytes).
+MAX_BYTES = 16 * 1024 * 1024
+_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+_KEYS = ("mask", "values", "fill", "shape", "meta")
+
+
+class PackagedNetError(ValueError):
+    """A packaged net that is missing, damaged or not the one this version ships."""
+
+
+def sha256_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def weights_sha256(weights: np.ndarray) -> str:
+    """sha256 of the weights' float32 bytes (C order): the same for the same net
+    whatever the file's compression."""
+    return sha256_of(np.ascontiguousarray(weights, np.float32).tobytes())
+
+
+def export_packaged(model_dir: str | Path, out: str | Path) -> str:
+    """Write the model in ``model_dir`` (a ``playahead train ntuple`` run) to ``out``
+    as a packaged net; returns the file's sha256.
+
+    Raises:
+        ValueError: an unreadable model, or a file larger than :data:`MAX_BYTES`.
+    """
+    model = load_model(model_dir)
+    flat = model.weights.reshape(-1)
+    fill = np.float32(np.median(flat[:: max(1, flat.size // 4096)]))
+    keep = flat != fill
+    meta = {
+        "env_id": model.env_id,
+        "env_kwargs": model.env_kwargs,
+        "patterns": list(model.patterns),
+        "stages": list(model.stages),
+        "weights_sha256": weights_sha256(model.weights),
+        "training": {k: v for k, v in model.meta.items() if k != "rng_state"},
+    }
+    arrays = {
+        "mask": np.packbits(keep),
+        "values": flat[keep].astype(np.float32),
+        "fill": np.array([fill], np.float32),
+        "shape": np.array(model.weights.shape, np.int64),
+        "meta": np.frombuffer(json.dumps(meta, sort_keys=True).encode(), np.uint8),
+    }
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+        for key in _KEYS:
+            info = zipfile.ZipInfo(f"{key}.npy", date_time=_ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            part = io.BytesIO()
+            np.lib.format.write_array(part, arrays[key], allow_pickle=False)
+            z.writestr(info, part.getvalue(), compresslevel=9)
+    data = buf.getvalue()
+    if len(data) > MAX_BYTES:
+        raise ValueError(
+            f"{out}: {len(data):,} bytes, a packaged net may have at most {MAX_BYTES:,}"
+        )
+    Path(out).write_bytes(data)
+    return sha256_of(data)
+
+
+def read_packaged(path: str | Path, sha256: str | None) -> NTupleModel:
+    """Read a packaged net, refusing it unless its bytes have ``sha256`` (None: no
+    check, for a file just written by :func:`export_packaged`).
+
+    Raises:
+        PackagedNetError: a missing, oversized, damaged or swapped file, or one that
+            is no packaged net (the message names the file and the expected sha256).
+    """
+    path = Path(path)
+    want = f" (expected sha256 {sha256})" if sha256 else ""
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise PackagedNetError(f"packaged net {path} is {size:,} bytes{want}")
+        data = path.read_bytes()
+    except OSError as err:
+        raise PackagedNetError(
+            f"packaged net {path} cannot be read ({err.strerror or err}){want}; "
+            "reinstall playahead, or use evaluator=features"
+        ) from None
+    got = sha256_of(data)
+    if sha256 is not None and got != sha256:
+        raise PackagedNetError(
+            f"packaged net {path} is damaged or not the one this playahead ships: "
+            f"sha256 {got}, expected {sha256}; reinstall playahead, or use "
+            "evaluator=features"
+        )
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            if sorted(z.files) != sorted(_KEYS):
+                raise PackagedNetError(f"{path} holds {sorted(z.files)}, not {_KEYS}")
+            mask, values, fill, shape, meta = (z[k] for k in _KEYS)
+        meta = json.loads(meta.tobytes().decode())
+        env_id = meta["env_id"]
+        if env_id not in ENVS:
+            raise PackagedNetError(f"{path}: env {env_id!r} is not one of {ENVS}")
+        patterns = parse_patterns(meta["patterns"])
+        stages = parse_stages(env_id, meta["stages"])
+        shape = tuple(int(s) for s in shape)
+        codes = (1 if env_id == "2048-v0" else 4) * (len(stages) + 1)
+        if shape != (len(patterns), codes, 16 ** len(patterns[0])):
+            raise PackagedNetError(f"{path}: weights shape {shape} does not fit")
+        n = int(np.prod(shape))
+        keep = np.unpackbits(mask, count=n).astype(bool)
+        if mask.dtype != np.uint8 or values.dtype != np.float32:
+            raise PackagedNetError(f"{path}: mask/values have the wrong dtypes")
+        if int(keep.sum()) != values.size:
+            raise PackagedNetError(f"{path}: mask and values disagree")
+        flat = np.full(n, np.float32(fill.reshape(-1)[0]), np.float32)
+        flat[keep] = values
+    except PackagedNetError:
+        raise
+    except (ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as err:
+        raise PackagedNetError(
+            f"{path} is not a packaged n-tuple net ({type(err).__name__}: {err})"
+        ) from None
+    weights = flat.reshape(shape)
+    if weights_sha256(weights) != meta.get("weights_sha256"):
+        raise PackagedNetError(f"{path}: the weights do not match their sha256")
+    train_meta = dict(meta.get("training", {}))
+    train_meta["packaged"] = path.name
+    return NTupleModel(
+        env_id, patterns, weights, dict(meta["env_kwargs"]), train_meta, stages
+    )
+
+
+def packaged_path(env_id: str) -> tuple[Path, str]:
+    """``(path, sha256)`` of the net playahead ships for ``env_id``.
+
+    Raises:
+        PackagedNetError: no net ships for ``env_id``.
+    """
+    if env_id not in PACKAGED:
+        ships = ", ".join(PACKAGED) or "no game"
+        raise PackagedNetError(
+            f"playahead ships no n-tuple net for {env_id} (it ships one for {ships}); "
+            "give evaluator=ntuple:path=DIR"
+        )
+    name, sha = PACKAGED[env_id]
+    return DATA / name, sha
+
+
+@functools.cache
+def packaged_model(env_id: str = "Threes-v0") -> NTupleModel:
+    """The packaged net for ``env_id``, read once per process and sha256-checked."""
+    path, sha = packaged_path(env_id)
+    return read_packaged(path, sha)

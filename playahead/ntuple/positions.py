@@ -1,0 +1,221 @@
+"""Real late-game Threes positions from seeded games, for training to start from.
+
+``python -m playahead.ntuple.positions --agent SPEC --games N --seed S --out FILE``
+plays games ``0 .. N-1`` of ``playahead evaluate --seed S`` (the same env and agent
+seeds: :func:`playahead.evaluate.play.game_seeds`) and keeps, in each game, the position
+where the largest card first reaches ``from_card``, then one every ``every`` moves, at
+most ``per_game``, until the game ends. A position is what a player sees before a move:
+the packed board and the cards word (deck counts and preview), i.e. what
+:func:`playahead.games.threes.new_game` returns and ``clone_state()`` carries, never the
+deck's order or the env's generator.
+
+The file (``.npz``, read with ``allow_pickle=False`` by :func:`load_positions`) holds
+``board: uint64[M]``, ``cards: int64[M]`` and, per position, ``game`` (the game index),
+``move`` (moves played before it) and ``top`` (its largest card's rank); a JSON file
+beside it (same name, ``.json``) records the command, the agent spec, the seed and every
+game's score, largest card and length.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from playahead.games import threes
+
+#: Arrays of a positions file and their dtypes.
+FIELDS = {
+    "board": np.uint64,
+    "cards": np.int64,
+    "game": np.int32,
+    "move": np.int32,
+    "top": np.int8,
+}
+MAX_POSITIONS = 1_000_000
+
+
+def collect_positions(
+    agent: str,
+    games: int,
+    seed: int = 0,
+    *,
+    from_card: int = 1536,
+    every: int = 50,
+    per_game: int = 40,
+    progress: bool = False,
+) -> tuple[dict[str, np.ndarray], list[dict]]:
+    """Play ``games`` seeded Threes games with ``agent`` and keep late positions.
+
+    Args:
+        agent: an agent spec (e.g. ``"expectimax:depth=2,evaluator=features"``).
+        games: games to play (game ``i`` is game ``i`` of ``playahead evaluate``).
+        seed: the evaluation's root seed.
+        from_card: keep positions from the move where the largest card first reaches
+            this value (a card value: 1536, 3072, ...).
+        every: moves between kept positions after the first.
+        per_game: most positions kept from one game.
+        progress: print a line per game.
+
+    Returns:
+        ``(arrays, rows)``: the arrays of :data:`FIELDS` and one summary dict per game
+        (index, env seed, score, max tile, moves, positions kept).
+
+    Raises:
+        ValueError: bad counts or a card value that is no Threes card.
+    """
+    from playahead.evaluate.play import build_agent, game_seeds
+    from playahead.games.threes import CARD_VALUES
+
+    for name, v in (("games", games), ("every", every), ("per_game", per_game)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+    if from_card not in CARD_VALUES[3:]:
+        raise ValueError(f"from_card {from_card!r} is not a Threes card (3, 6, ...)")
+    import gymnasium as gym
+
+    import playahead.envs  # noqa: F401  (registers Threes-v0)
+
+    first_rank = CARD_VALUES.index(from_card)
+    env = gym.make("Threes-v0")
+    kept: dict[str, list] = {k: [] for k in FIELDS}
+    rows = []
+    for i in range(games):
+        env_seed, agent_seed, _ = game_seeds(seed, i)
+        env.reset(seed=env_seed)
+        player = build_agent(agent, agent_seed)
+        moves, taken, next_at = 0, 0, None
+        info = {}
+        while env.unwrapped.action_masks().any():
+            state = env.unwrapped.clone_state()
+            top = int(threes.max_rank(np.uint64(state.board)))
+            if next_at is None and top >= first_rank:
+                next_at = moves
+            if next_at is not None and moves == next_at and taken < per_game:
+                for key, value in (
+                    ("board", state.board),
+                    ("cards", state.cards),
+                    ("game", i),
+                    ("move", moves),
+                    ("top", top),
+                ):
+                    kept[key].append(value)
+                taken += 1
+                next_at += every
+            _, _, term, trunc, info = env.step(player.act(env))
+            moves += 1
+            if term or trunc:
+                break
+        row = {
+            "index": i,
+            "seed": env_seed,
+            "score": int(info.get("score", 0)),
+            "max_tile": int(info.get("max_tile", 0)),
+            "moves": moves,
+            "positions": taken,
+        }
+        rows.append(row)
+        if progress:
+            print(json.dumps(row), flush=True)
+    arrays = {k: np.asarray(kept[k], dtype=t) for k, t in FIELDS.items()}
+    return arrays, rows
+
+
+def save_positions(path: str | Path, arrays: dict[str, np.ndarray], record: dict):
+    """Write ``arrays`` to ``path`` (``.npz``, compressed) and ``record`` beside it
+    as ``.json``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **{k: arrays[k] for k in FIELDS})
+    path.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
+
+
+def load_positions(path: str | Path) -> dict[str, np.ndarray]:
+    """Read a positions file without pickle.
+
+    Raises:
+        ValueError: not an npz archive, pickled or missing arrays, wrong dtypes or
+            lengths, too many positions, or a board that is no legal Threes board
+            (a rank above 12288) or that has no legal move.
+    """
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            if f.read(4) != b"PK\x03\x04":
+                raise ValueError(f"{path} cannot be read (not an npz archive)")
+        with np.load(path, allow_pickle=False) as z:
+            missing = set(FIELDS) - set(z.files)
+            if missing:
+                raise ValueError(
+                    f"{path} is no positions file: lacks {sorted(missing)}"
+                )
+            arrays = {k: z[k] for k in FIELDS}
+    except (OSError, zipfile.BadZipFile, EOFError) as err:
+        raise ValueError(f"{path} cannot be read as a positions file ({err})") from err
+    except ValueError as err:
+        if "pickle" in str(err):
+            raise ValueError(f"{path} holds pickled objects (refused)") from err
+        raise
+    n = arrays["board"].shape
+    for key, dtype in FIELDS.items():
+        a = arrays[key]
+        if a.dtype != dtype or a.shape != n or a.ndim != 1:
+            raise ValueError(f"{path}: {key} must be {np.dtype(dtype)}[M] like board")
+    if n[0] > MAX_POSITIONS:
+        raise ValueError(f"{path}: {n[0]} positions, at most {MAX_POSITIONS}")
+    moves, rewards, _ = threes.tables(True)
+    for j, (b, c) in enumerate(zip(arrays["board"], arrays["cards"], strict=True)):
+        ones, twos, three, lo, hi = (int(x) for x in threes.unpack_cards(int(c)))
+        if not (max(ones, twos, three) <= 4 and 1 <= lo <= hi <= threes.BONUS_MAX_RANK):
+            raise ValueError(f"{path}: position {j} has no valid cards word")
+        if threes.is_over(np.uint64(b), moves, rewards):
+            raise ValueError(f"{path}: position {j} is over (no legal move)")
+    return arrays
+
+
+def main(argv=None) -> int:
+    import argparse
+    import shlex
+    import sys
+
+    parser = argparse.ArgumentParser(
+        prog="python -m playahead.ntuple.positions",
+        description="late-game Threes positions from seeded games",
+    )
+    parser.add_argument("--agent", default="expectimax:depth=2,evaluator=features")
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--from-card", type=int, default=1536)
+    parser.add_argument("--every", type=int, default=50)
+    parser.add_argument("--per-game", type=int, default=40)
+    parser.add_argument("--out", required=True, help="the .npz to write")
+    a = parser.parse_args(argv)
+    arrays, rows = collect_positions(
+        a.agent,
+        a.games,
+        a.seed,
+        from_card=a.from_card,
+        every=a.every,
+        per_game=a.per_game,
+        progress=True,
+    )
+    args = sys.argv[1:] if argv is None else list(argv)
+    record = {
+        "command": "python -m playahead.ntuple.positions " + shlex.join(args),
+        "agent": a.agent,
+        "seed": a.seed,
+        "from_card": a.from_card,
+        "every": a.every,
+        "per_game": a.per_game,
+        "positions": int(arrays["board"].size),
+        "games": rows,
+    }
+    save_positions(a.out, arrays, record)
+    print(f"{arrays['board'].size} positions from {a.games} games -> {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

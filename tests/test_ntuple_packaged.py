@@ -1,0 +1,171 @@
+"""The packaged n-tuple net (``playahead/data``): written the same for the same
+weights, read without pickle after a sha256 check, refused with a clear error when
+missing, damaged or swapped (and ``evaluator=features`` still plays); the late-game
+positions a training run starts from."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import playahead
+from playahead.ntuple import packaged
+from playahead.ntuple.model import NTupleModel, load_model
+from playahead.ntuple.positions import collect_positions, load_positions, save_positions
+from playahead.ntuple.positions import main as positions_main
+
+
+def model_dir(tmp_path, stages=(1536,)):
+    model = NTupleModel.new("Threes-v0", ("0123", "4567"), stages=stages)
+    rng = np.random.default_rng(0)
+    w = model.weights.reshape(-1)
+    hit = rng.random(w.size) < 0.2  # a trained net leaves most entries at 0
+    w[hit] = rng.normal(0, 50, hit.sum()).astype(np.float32)
+    model.meta = {"games": 7, "lr": 0.1, "rng_state": {"x": 1}}
+    return model.save(tmp_path / "run")
+
+
+def test_export_is_byte_for_byte_and_reads_back(tmp_path):
+    run = model_dir(tmp_path)
+    sha = packaged.export_packaged(run, tmp_path / "a.npz")
+    assert packaged.export_packaged(run, tmp_path / "b.npz") == sha
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
+    model = packaged.read_packaged(tmp_path / "a.npz", sha)
+    want = load_model(run)
+    np.testing.assert_array_equal(model.weights, want.weights)
+    assert model.patterns == want.patterns and model.stages == (1536,)
+    assert model.meta["games"] == 7 and "rng_state" not in model.meta
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "swap", "missing"])
+def test_a_bad_file_names_itself_and_the_expected_sha(tmp_path, damage):
+    run = model_dir(tmp_path)
+    path = tmp_path / "net.npz"
+    sha = packaged.export_packaged(run, path)
+    data = bytearray(path.read_bytes())
+    if damage == "flip":
+        data[len(data) // 2] ^= 0xFF
+        path.write_bytes(bytes(data))
+    elif damage == "truncate":
+        path.write_bytes(bytes(data[:-100]))
+    elif damage == "swap":  # another valid net under the same name
+        other = NTupleModel.new("Threes-v0", ("0123", "4567"), stages=(1536,))
+        packaged.export_packaged(other.save(tmp_path / "other"), path)
+    else:
+        path.unlink()
+    with pytest.raises(packaged.PackagedNetError) as err:
+        packaged.read_packaged(path, sha)
+    assert str(path) in str(err.value) and sha in str(err.value)
+
+
+def test_pickled_content_is_refused_even_with_its_sha(tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for key in packaged._KEYS:
+            part = io.BytesIO()
+            np.lib.format.write_array(
+                part, np.array([{"x": 1}], dtype=object), allow_pickle=True
+            )
+            z.writestr(f"{key}.npy", part.getvalue())
+    path = tmp_path / "evil.npz"
+    path.write_bytes(buf.getvalue())
+    sha = packaged.sha256_of(buf.getvalue())
+    with pytest.raises(packaged.PackagedNetError, match="not a packaged n-tuple net"):
+        packaged.read_packaged(path, sha)
+
+
+def test_without_the_file_features_still_play(tmp_path, monkeypatch):
+    """A missing or damaged packaged net stops only the agents that need it."""
+    monkeypatch.setattr(packaged, "DATA", tmp_path)
+    monkeypatch.setattr(packaged, "PACKAGED", {"Threes-v0": ("gone.npz", "0" * 64)})
+    packaged.packaged_model.cache_clear()
+    try:
+        with pytest.raises(packaged.PackagedNetError, match="gone.npz"):
+            packaged.packaged_model("Threes-v0")
+        env = gym.make("Threes-v0")
+        env.reset(seed=1)
+        agent = playahead.make_agent("expectimax:depth=1,evaluator=features", seed=0)
+        assert env.unwrapped.action_masks()[agent.act(env)]
+    finally:
+        packaged.packaged_model.cache_clear()
+
+
+def test_no_net_ships_for_2048():
+    with pytest.raises(packaged.PackagedNetError, match="ships no n-tuple net"):
+        packaged.packaged_path("2048-v0")
+
+
+@pytest.mark.parametrize("env_id", sorted(packaged.PACKAGED))
+def test_the_shipped_net_loads_and_fits(env_id):
+    path, sha = packaged.packaged_path(env_id)
+    assert path.stat().st_size <= packaged.MAX_BYTES
+    model = packaged.packaged_model(env_id)
+    assert model.env_id == env_id and packaged.sha256_of(path.read_bytes()) == sha
+
+
+# ------------------------------------------------------------------ positions
+
+
+def test_positions_are_the_games_own_positions(tmp_path):
+    """Each kept position is the env's state at that move of the seeded game (as
+    ``playahead evaluate --seed`` plays it), from the first 24 on, every 5 moves."""
+    from playahead.evaluate.play import build_agent, game_seeds
+
+    spec = "expectimax:depth=0,evaluator=features"
+    arrays, rows = collect_positions(spec, 2, seed=3, from_card=24, every=5, per_game=4)
+    assert rows[0]["positions"] == int((arrays["game"] == 0).sum())
+    assert 0 < arrays["board"].size <= 8
+    env = gym.make("Threes-v0")
+    for i in range(2):
+        env_seed, agent_seed, _ = game_seeds(3, i)
+        env.reset(seed=env_seed)
+        agent = build_agent(spec, agent_seed)
+        seen = {}
+        for move in range(rows[i]["moves"]):
+            state = env.unwrapped.clone_state()
+            seen[move] = (state.board, state.cards)
+            env.step(agent.act(env))
+        mine = np.flatnonzero(arrays["game"] == i)
+        moves = arrays["move"][mine]
+        assert np.all(np.diff(moves) == 5)
+        for j in mine:
+            assert seen[int(arrays["move"][j])] == (
+                int(arrays["board"][j]),
+                int(arrays["cards"][j]),
+            )
+            assert CARD_AT_LEAST_24 <= int(arrays["top"][j])
+    path = tmp_path / "pos.npz"
+    save_positions(path, arrays, {"seed": 3})
+    back = load_positions(path)
+    for key, a in arrays.items():
+        np.testing.assert_array_equal(back[key], a)
+        assert back[key].dtype == a.dtype
+
+
+CARD_AT_LEAST_24 = 6  # rank of a 24
+
+
+def test_positions_file_checks(tmp_path):
+    path = tmp_path / "bad.npz"
+    np.savez(path, board=np.array([0], np.uint64))
+    with pytest.raises(ValueError, match="lacks"):
+        load_positions(path)
+    path.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="cannot be read"):
+        load_positions(path)
+
+
+def test_positions_command(tmp_path, capsys):
+    out = tmp_path / "p.npz"
+    argv = ["--agent", "expectimax:depth=0,evaluator=features", "--games", "1"]
+    argv += ["--from-card", "12", "--every", "20", "--out", str(out)]
+    assert positions_main(argv) == 0
+    import json
+
+    record = json.loads(out.with_suffix(".json").read_text())
+    assert record["command"].startswith("python -m playahead.ntuple.positions --agent")
+    assert record["positions"] == load_positions(out)["board"].size
