@@ -66,6 +66,8 @@ def test_default_load_plays_like_the_trusted_load(run):
     assert safe.model.num_timesteps == full.model.num_timesteps > 0
 
 
+# torch.load warns about the crafted file's pickle protocol before refusing it
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol:UserWarning")
 def test_pickle_in_the_weights_is_refused_and_never_runs(run, tmp_path):
     folder = copy_run(run, tmp_path)
     marker = tmp_path / "ran"
@@ -92,6 +94,8 @@ def test_pickle_in_the_data_entry_never_runs(run, tmp_path):
     assert not marker.exists()
 
 
+# torch.load warns about the crafted file's pickle protocol before refusing it
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol:UserWarning")
 def test_damaged_weights_give_a_clear_error(run, tmp_path):
     folder = copy_run(run, tmp_path)
     rewrite(run / "model.zip", folder / "model.zip", **{"policy.pth": b"\x80garbage"})

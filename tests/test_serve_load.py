@@ -91,15 +91,16 @@ def _alive(pid: int) -> bool:
 def test_workers_exit_when_the_server_is_killed():
     command = [sys.executable, "-m", "playahead", "serve", "--port", "0", "--quiet"]
     env = os.environ | {"PYTHONPATH": str(Path(__file__).parents[1])}
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
-    try:
-        url = server.stdout.readline().split()[2]
-        assert wait_ready(url)["idle"] == 2
-        children = _children(server.pid)
-        assert len(children) >= 2  # the two workers (and multiprocessing's tracker)
-    finally:
-        server.send_signal(signal.SIGKILL)
-        server.wait()
+    pipe = {"stdout": subprocess.PIPE, "text": True, "env": env}
+    with subprocess.Popen(command, **pipe) as server:  # closes the pipe at the end
+        try:
+            url = server.stdout.readline().split()[2]
+            assert wait_ready(url)["idle"] == 2
+            children = _children(server.pid)
+            assert len(children) >= 2  # the two workers (and multiprocessing's tracker)
+        finally:
+            server.send_signal(signal.SIGKILL)
+            server.wait()
     for _ in range(300):
         if not any(_alive(pid) for pid in children):
             break

@@ -107,8 +107,9 @@ def test_max_noop_moves_none_keeps_the_old_behaviour():
 def test_sb3_evaluate_policy_deterministic_untrained_finishes(env_id):
     from stable_baselines3 import PPO
     from stable_baselines3.common.evaluation import evaluate_policy
+    from stable_baselines3.common.monitor import Monitor
 
-    env = gym.make(env_id)
+    env = Monitor(gym.make(env_id))  # SB3 warns that episode stats need Monitor
     is_dict = isinstance(env.observation_space, gym.spaces.Dict)
     policy = "MultiInputPolicy" if is_dict else "MlpPolicy"
     model = PPO(policy, env, seed=0, device="cpu", n_steps=64, batch_size=64)
