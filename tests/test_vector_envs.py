@@ -168,3 +168,47 @@ def test_compiled_env_stall_cap_default_none_and_bad_values():
         _make("Threes-v0", max_noop_moves=0)
     with pytest.raises(ValueError, match="no-ops only"):
         _make("Threes-v0", illegal_action="end")
+
+
+def _rollout(env, steps=300):
+    """Scores and episode ends of ``steps`` random legal moves from seed 3."""
+    _, info = env.reset(seed=3)
+    rng, ends = np.random.default_rng(0), 0
+    for _ in range(steps):
+        _, _, term, trunc, info = env.step(_random_actions(info["action_mask"], rng))
+        ends += int((term | trunc).sum())
+    return info["score"].tolist(), ends
+
+
+@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("mode", [gym.vector.AutoresetMode.NEXT_STEP, "NextStep"])
+def test_make_vec_takes_next_step_autoreset_the_mode_it_implements(env_id, mode):
+    env = _make(env_id, n=4, autoreset_mode=mode)
+    assert env.metadata["autoreset_mode"] is gym.vector.AutoresetMode.NEXT_STEP
+    scores, ends = _rollout(env)
+    assert ends > 0  # games ended and were autoreset, as without the option
+    assert (scores, ends) == _rollout(_make(env_id, n=4))
+
+
+@pytest.mark.parametrize(
+    ("mode", "shown"),
+    [
+        (gym.vector.AutoresetMode.SAME_STEP, "AutoresetMode.SAME_STEP"),
+        ("Disabled", "AutoresetMode.DISABLED"),
+        ("next_step", "'next_step'"),  # not a mode Gymnasium knows
+    ],
+)
+def test_other_autoreset_modes_are_refused_naming_the_accepted_one(mode, shown):
+    with pytest.raises(ValueError) as err:
+        _make("Threes-v0", n=2, autoreset_mode=mode)
+    message = str(err.value)
+    assert f"not autoreset_mode={shown}" in message
+    assert "accepted is gym.vector.AutoresetMode.NEXT_STEP (or 'NextStep')" in message
+    # the way out the message gives works
+    sync = gym.make_vec(
+        "Threes-v0",
+        2,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
+    )
+    assert sync.metadata["autoreset_mode"] is gym.vector.AutoresetMode.SAME_STEP

@@ -6,6 +6,8 @@ next-step autoreset (Gymnasium's default): the step after an episode ends resets
 board, ignores its action and returns reward 0. Illegal moves are no-ops with reward 0;
 as in the single envs, ``max_noop_moves`` (default 100; None: never) no-ops in a row on
 a board truncate its episode (``infos["stalled"]`` is True for it on that step).
+``autoreset_mode=gym.vector.AutoresetMode.NEXT_STEP`` (or ``"NextStep"``) may be given
+to ``gym.make_vec``; the other modes are refused.
 ``reset(options={"reset_mask": mask})`` resets only the boards where ``mask`` is True.
 ``infos`` holds ``score``, ``max_tile``, ``stalled`` and ``action_mask``
 (``bool[num_envs, 4]``, also returned by :meth:`action_masks`).
@@ -206,9 +208,28 @@ class _TileVectorEnv(VectorEnv):
         )
 
 
+def _check_autoreset_mode(value) -> None:
+    """Accept next-step autoreset, the one mode the kernels implement (the enum or
+    its string, as Gymnasium's ``SyncVectorEnv`` takes them); refuse the others."""
+    try:
+        mode = AutoresetMode(value)
+    except ValueError:
+        mode = None
+    if mode is not AutoresetMode.NEXT_STEP:
+        got = str(mode) if mode is not None else repr(value)
+        raise ValueError(
+            f"the compiled vector envs autoreset on the next step only, not "
+            f"autoreset_mode={got}: accepted is gym.vector.AutoresetMode.NEXT_STEP (or "
+            "'NextStep'); use gym.make_vec(..., vectorization_mode='sync', "
+            "vector_kwargs={'autoreset_mode': ...}) for SameStep or Disabled"
+        )
+
+
 def _check_options(kwargs: dict) -> None:
     """Refuse what the compiled vector envs do not do, rather than drop it."""
     kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    if "autoreset_mode" in kwargs:
+        _check_autoreset_mode(kwargs.pop("autoreset_mode"))
     if kwargs.pop("illegal_action", "noop") != "noop":
         raise ValueError(
             "the compiled vector envs play illegal moves as no-ops only "
