@@ -114,7 +114,8 @@ def test_rllib_ppo_with_the_action_masking_module_trains_one_iteration():
 
 
 # ------------------------------------------------------------------------- rl-zoo3
-def run_zoo(args: list[str], cwd: Path) -> str:
+def run_zoo(args: list[str], cwd: Path, ok: bool = True) -> str:
+    """rl-zoo3's output (stdout, or stderr when ``ok`` is False: it must fail)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     done = subprocess.run(
         [sys.executable, "-m", *args],
@@ -124,8 +125,8 @@ def run_zoo(args: list[str], cwd: Path) -> str:
         text=True,
         timeout=600,
     )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    return done.stdout
+    assert (done.returncode == 0) == ok, done.stdout[-2000:] + done.stderr[-4000:]
+    return done.stdout if ok else done.stderr
 
 
 def test_rl_zoo3_trains_evaluates_and_enjoys_with_playaheads_hyperparameters(
@@ -152,3 +153,29 @@ def test_rl_zoo3_trains_evaluates_and_enjoys_with_playaheads_hyperparameters(
     )
     episodes = [int(n) for n in re.findall(r"^Episode Length (\d+)$", out, re.M)]
     assert episodes and all(n < 300 for n in episodes)
+
+
+def test_rl_zoo3_algos_are_the_ones_playahead_names_and_none_is_maskable():
+    from rl_zoo3.utils import ALGOS
+
+    import playahead.train.zoo
+
+    named = re.search(
+        r"choices are ([^)]*)\)", " ".join(playahead.train.zoo.__doc__.split())
+    )
+    assert sorted(re.split(r", | and ", named.group(1))) == sorted(ALGOS)
+    assert "ppo_mask" not in ALGOS
+
+
+def test_rl_zoo3_on_threes_without_conf_names_multiinputpolicy_and_the_fixes_run(
+    tmp_path,
+):
+    common = ["rl_zoo3.train", "--algo", "ppo", "--env", "Threes-v0"]
+    common += ["--gym-packages", "playahead", "-n", "64", "--device", "cpu"]
+    tiny = ["n_envs:1", "n_steps:64", "batch_size:64", "n_epochs:1"]
+    err = run_zoo(common, tmp_path, ok=False)  # rl-zoo3's default: MlpPolicy
+    assert "You must use `MultiInputPolicy` when working with dict observation" in err
+    # the two ways playahead.train.zoo's docstring and docs/recipes.md give
+    run_zoo([*common, "--hyperparams", "policy:'MultiInputPolicy'", *tiny], tmp_path)
+    run_zoo([*common, "-conf", "playahead.train.zoo", "--hyperparams", *tiny], tmp_path)
+    assert len(list((tmp_path / "logs" / "ppo").glob("Threes-v0_*/Threes-v0.zip"))) == 2
