@@ -6,7 +6,7 @@ PIP := $(PY) -m pip install --disable-pip-version-check -q -c constraints.txt
 export OMP_NUM_THREADS ?= 1
 
 .PHONY: demo test test-slow test-nojit test-thirdparty bench lint clean media strength \
-	loadtest
+	loadtest docs
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +31,13 @@ demo: $(VENV)/.demo-installed
 test: $(VENV)/.test-installed
 	$(PY) -m pytest -m "not slow and not thirdparty"
 	$(MAKE) --no-print-directory test-nojit
+	$(MAKE) --no-print-directory docs
 	$(ACTIVATE)
+
+# The documentation site, docs/_build/html/index.html. Warnings are errors, and -n makes
+# a broken cross-reference (or, see docs/conf.py, a public name without a docstring) one.
+docs: $(VENV)/.test-installed
+	$(PY) -m sphinx -W --keep-going -n -b html docs docs/_build/html
 
 # The compiled kernels' tests again, with numba's JIT off (kernels run as plain Python).
 test-nojit: $(VENV)/.test-installed
