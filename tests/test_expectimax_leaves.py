@@ -140,9 +140,8 @@ def test_learned_leaf_errors(tmp_path):
     agent = playahead.make_agent(f"expectimax:depth=1,evaluator=ntuple:path={path}")
     with pytest.raises(ValueError, match="plays 2048-v0, not Threes-v0"):
         agent.act(threes_env)
-    for spec in ("expectimax:evaluator=ntuple", "expectimax:evaluator=ntuple:dir=x"):
-        with pytest.raises(ValueError, match="ntuple:path=DIR"):
-            playahead.make_agent(spec)
+    with pytest.raises(ValueError, match="ntuple:path=DIR"):
+        playahead.make_agent("expectimax:evaluator=ntuple:dir=x")
     with pytest.raises(ValueError, match="missing"):
         playahead.make_agent(f"expectimax:evaluator=ntuple:path={tmp_path / 'none'}")
     other = model_dir(tmp_path, "Threes-v0", merge_6144=False)
@@ -188,3 +187,61 @@ def test_multi_stage_leaves_match_reference(tmp_path, env_id):
             assert flat != want
         checked += 1
     assert checked >= 2
+
+
+@pytest.fixture
+def shipped(tmp_path, monkeypatch):
+    """A random multi-stage Threes net installed as the packaged net (what
+    ``evaluator=ntuple`` reads); returns its weights."""
+    from playahead.ntuple import packaged
+
+    run = model_dir(tmp_path, "Threes-v0", 11, stages=(12, 48))
+    sha = packaged.export_packaged(run, tmp_path / "net.npz")
+    monkeypatch.setattr(packaged, "DATA", tmp_path)
+    monkeypatch.setattr(packaged, "PACKAGED", {"Threes-v0": ("net.npz", sha)})
+    packaged.packaged_model.cache_clear()
+    yield load_model(run)
+    packaged.packaged_model.cache_clear()
+
+
+@pytest.mark.parametrize(("seed", "depth", "cutoff"), [(0, 1, 0.0), (1, 2, 1e-3)])
+def test_packaged_leaves_clamp_at_zero_and_match_reference(
+    shipped, monkeypatch, seed, depth, cutoff
+):
+    """``evaluator=ntuple`` reads the packaged net and counts a negative learned
+    value as 0 (no score still to come is negative): the reference with its learned
+    value clamped agrees, the unclamped one does not on these boards."""
+    rng = np.random.default_rng(seed)
+    ranks = tuple(int(r) for r in shipped.stage_ranks)
+    raw = naive.value
+    differs = 0
+    for _ in range(3):
+        faces = random_threes(rng, int(rng.integers(9, 13)), 7)
+        if threes.is_over(threes.from_faces(faces), *threes.tables(True)[:2]):
+            continue
+        deck = tuple(int(x) for x in rng.integers(0, 3, 3))
+        window, preview = random_preview(rng, int(faces.max()))
+        got = ExpectimaxAgent(
+            depth=depth, prob_cutoff=cutoff, evaluator="ntuple", seed=0
+        ).analyze(env_threes(faces, deck, window))
+        args = (faces.tolist(), deck, preview, depth, cutoff, shipped.weights, CELLS)
+        with monkeypatch.context() as m:
+            m.setattr(naive, "value", lambda *a: max(0.0, raw(*a)))
+            want = naive.expectimax_threes(*args, ranks)
+        assert_values_match(got.values, want)
+        differs += want != naive.expectimax_threes(*args, ranks)
+    assert differs >= 1
+
+
+def test_packaged_leaves_ignore_the_env_generator(shipped):
+    assert_ignores_the_env_generator(
+        lambda: playahead.make_agent("expectimax:depth=2,evaluator=ntuple", seed=3)
+    )
+
+
+def test_packaged_net_plays_threes_only(shipped):
+    env = gym.make("2048-v0")
+    env.reset(seed=0)
+    agent = playahead.make_agent("expectimax:depth=1,evaluator=ntuple")
+    with pytest.raises(ValueError, match="plays Threes-v0, not 2048-v0"):
+        agent.act(env)

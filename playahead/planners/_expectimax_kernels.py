@@ -19,12 +19,14 @@ Every search function takes two tuples and the learned leaf:
   the merge rewards added along the path (2048 only).
 * ``net``: None, or the learned leaf ``(flat, runs, imgs, idx, dims)`` of an n-tuple
   net (:func:`playahead.ntuple._kernels.fast_value`'s arrays, ``dims = [n_codes,
-  size, n_base, *stage ranks]``, see :func:`playahead.ntuple._kernels.staged`),
+  size, n_base, clamp, *stage ranks]``, see :func:`playahead.ntuple._kernels.staged`),
   whose afterstate value is added to the table's value wherever a leaf is an
-  afterstate. It is an argument of its own, tested only as ``net is None``, so numba
-  compiles the search without a net with the learned branches pruned away and ``ctx``
-  stays small (each recursive call copies it; a bigger ``ctx``, or the learned code
-  left in the plain search, slows it visibly in ``python -m benchmarks expectimax``).
+  afterstate; with ``clamp`` (not 0) a negative learned value counts as 0, since no
+  score still to come is below 0 (as threes-meadow-ai clamps its leaves). It is an
+  argument of its own, tested only as ``net is None``, so numba compiles the search
+  without a net with the learned branches pruned away and ``ctx`` stays small (each
+  recursive call copies it; a bigger ``ctx``, or the learned code left in the plain
+  search, slows it visibly in ``python -m benchmarks expectimax``).
 
 Learned leaves (with the score table, so values are expected final scores): a leaf is
 always an afterstate, whose value is the score so far plus the learned value
@@ -134,8 +136,11 @@ def _learned(board, code, net):
     """The net's value of afterstate ``board`` (board orientation) with ``code``
     (the preview code; the board's stage is added here)."""
     flat, runs, imgs, idx, dims = net
-    code = staged(board, code, dims[2], dims[3:])
-    return fast_value(board, code, flat, runs, dims[0], dims[1], imgs, idx)
+    code = staged(board, code, dims[2], dims[4:])
+    v = fast_value(board, code, flat, runs, dims[0], dims[1], imgs, idx)
+    if dims[3] != 0 and v < 0.0:  # clamped: no future score is below 0
+        return 0.0
+    return v
 
 
 @nb.njit(cache=True)

@@ -395,9 +395,10 @@ def _check_budget(budget) -> int | None:
 
 
 class _Leaf:
-    """An n-tuple model as ``ctx[6]`` of the compiled search."""
+    """An n-tuple model as ``net`` of the compiled search; ``clamp``: a negative
+    learned value counts as 0."""
 
-    def __init__(self, model):
+    def __init__(self, model, clamp: bool = False):
         from playahead.ntuple._kernels import pattern_runs
 
         self.model = model
@@ -408,22 +409,30 @@ class _Leaf:
             np.zeros(8, np.uint64),
             np.zeros(8 * runs.shape[0], np.int64),
             np.array(
-                [*model.weights.shape[1:], model.n_base, *model.stage_ranks], np.int64
+                [*model.weights.shape[1:], model.n_base, clamp, *model.stage_ranks],
+                np.int64,
             ),
         )
 
 
 def _load_leaf(spec: str) -> _Leaf:
     """``"ntuple:path=DIR"`` -> the loaded model (ValueError with the syntax if the
-    path is missing, or with what is wrong with the files)."""
+    path is missing, or with what is wrong with the files); ``"ntuple"`` -> the
+    Threes net playahead ships (:mod:`playahead.ntuple.packaged`), its leaves
+    clamped at 0."""
     from playahead.ntuple.model import shared_model
 
+    if spec.strip() == "ntuple":
+        from playahead.ntuple.packaged import packaged_model
+
+        return _Leaf(packaged_model("Threes-v0"), clamp=True)
     _, _, rest = spec.partition(":")
     key, eq, path = rest.partition("=")
     if key.strip() != "path" or not eq or not path.strip():
         raise ValueError(
             f"evaluator {spec!r}: learned leaves need a model directory, "
-            "evaluator=ntuple:path=DIR (spec: expectimax:evaluator=ntuple:path=DIR)"
+            "evaluator=ntuple:path=DIR (spec: expectimax:evaluator=ntuple:path=DIR), "
+            "or evaluator=ntuple for the Threes net playahead ships"
         )
     return _Leaf(shared_model(path.strip()))
 
