@@ -138,3 +138,29 @@ def test_two_player_envs_truncate_a_repeated_illegal_move():
     assert not over and walls.size == 2
     truncated = [env.step(int(walls[0]))[3] for _ in range(100)]
     assert truncated == [False] * 99 + [True]
+
+
+def test_cleanrl_dqn_bookkeeping_with_the_one_line_fix():
+    """CleanRL's dqn.py (docs/recipes.md) as Gymnasium 1.x runs it on a truncation:
+    envs from ``gym.make("playahead:2048-flat-v0")`` in a ``SyncVectorEnv``, a greedy
+    policy that pushes into a wall until the no-op cap truncates."""
+
+    def make_env():  # dqn.py's, less video
+        return gym.wrappers.RecordEpisodeStatistics(gym.make("playahead:2048-flat-v0"))
+
+    envs = gym.vector.SyncVectorEnv([make_env])
+    obs, _ = envs.reset(seed=1)
+    for _ in range(200):
+        next_obs, rewards, terminations, truncations, infos = envs.step(np.array([0]))
+        if truncations[0]:
+            break
+        obs = next_obs
+    assert truncations[0] and infos["stalled"][0] and not terminations[0]
+    # dqn.py reads infos["final_observation"] here: the KeyError of Gymnasium 1.x
+    assert "final_observation" not in infos and "final_obs" not in infos
+    # the fix, real_next_obs[idx] = next_obs[idx], stores the board the episode ended
+    # on: the no-ops left it as it was, and the reset comes on the next step
+    np.testing.assert_array_equal(next_obs, obs)
+    after, rewards, *_ = envs.step(np.array([0]))
+    assert rewards[0] == 0 and not np.array_equal(after, next_obs)
+    assert np.count_nonzero(after) == 2  # a new game's two tiles
