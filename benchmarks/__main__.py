@@ -35,6 +35,10 @@ if __name__ == "__main__":
         from benchmarks import cutoffs
 
         cutoffs.main(sys.argv[2:])
+    elif sys.argv[1:2] == ["tables"]:  # see benchmarks/tables.py
+        from benchmarks import tables
+
+        tables.main(sys.argv[2:])
     elif sys.argv[1:2] == ["tune-threes"]:  # see benchmarks/tune_threes.py
         from benchmarks import tune_threes
 

@@ -1,0 +1,580 @@
+"""Every generated results table of the README and the docs, from the committed records.
+
+    python -m benchmarks tables           # rewrite the tables in the pages
+    python -m benchmarks tables --check   # exit 1, naming each stale page and table
+
+A generated table sits in its page between ``<!-- table:NAME -->`` and
+``<!-- /table:NAME -->``; :data:`TABLES` says how each NAME is rendered, from which
+files under ``benchmarks/results/`` (the strength files, ``comparison/``, ``readme/``,
+``deeprl/``, ``leaves/``, ``ntuple-*/``). The strength and comparison tables are the
+renderers of :mod:`benchmarks.strength` and :mod:`benchmarks.comparison`. A page links a
+record where GitHub can follow the link (the README); the docs name it as a path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+PAGES = ("README.md", "docs/results.md", "docs/speed.md")
+MARKER = re.compile(
+    r"(<!-- table:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S
+)
+
+
+def _load(path: str) -> dict:
+    return json.loads((RESULTS / path).read_text())
+
+
+def _num(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def _ci(ci) -> str:
+    return f"[{ci[0]:,.0f}, {ci[1]:,.0f}]"
+
+
+def _ms(seconds: float) -> str:
+    ms = 1000 * seconds
+    return f"{ms:.2g}" if ms < 1 else f"{ms:.1f}" if ms < 10 else f"{ms:,.0f}"
+
+
+def _table(head: list[str], rows: list[list[str]], right_from: int = 1) -> str:
+    align = ["---" if i < right_from else "---:" for i in range(len(head))]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _paired(data: dict, a: str, b: str) -> tuple[float, list[float]] | None:
+    """``a - b`` over the same games and its 95% CI, from a record's ``pairs``."""
+    for p in data["pairs"]:
+        if (p["a"], p["b"]) in ((a, b), (b, a)):
+            sign = 1 if p["a"] == a else -1
+            lo, hi = sorted(sign * x for x in p["ci95"])
+            return sign * p["mean_difference"], [lo, hi]
+    return None
+
+
+def _reach(agent: dict, tiles: list[str]) -> list[str]:
+    return [f"{100 * agent['milestones'][t]:.0f}%" for t in tiles]
+
+
+def single_table(
+    data: dict,
+    labels: dict[str, str] | None = None,
+    tiles: list[str] | None = None,
+    versus: str | None = None,
+    specs: list[str] | None = None,
+) -> str:
+    """One row per agent of a one-player evaluator record: mean, 95% CI, median, the
+    share of games reaching ``tiles`` (default: the two highest any agent reached),
+    ms/move and, with ``versus``, the paired difference against that agent."""
+    labels = labels or {}
+    agents = [a for a in data["agents"] if specs is None or a["spec"] in specs]
+    if tiles is None:
+        reached = [
+            t
+            for t in data["agents"][0]["milestones"]
+            if any(a["milestones"][t] for a in agents)
+        ]
+        tiles = reached[-2:] or list(data["agents"][0]["milestones"])[:1]
+    head = ["agent", "games", "mean", "95% CI", "median"]
+    head += [f"reached {t}" for t in tiles] + ["ms/move"]
+    if versus:
+        head.append(f"vs {labels.get(versus, versus)}, paired")
+    rows = []
+    for a in agents:
+        row = [labels.get(a["spec"], f"`{a['spec']}`"), str(a["games"])]
+        row += [_num(a["mean"]), _ci(a["ci95"]), _num(a["median"])]
+        row += _reach(a, tiles) + [_ms(a["seconds_per_move"])]
+        if versus:
+            d = _paired(data, a["spec"], versus) if a["spec"] != versus else None
+            row.append(f"{d[0]:+,.0f} {_ci(d[1])}" if d else "")
+        rows.append(row)
+    return _table(head, rows)
+
+
+def elo_table(data: dict, labels: dict[str, str], versus: str) -> str:
+    """A two-player round robin: Elo with its 95% CI, W-D-L over all games and
+    against ``versus``."""
+    head = ["agent", "Elo", "95% CI", "W-D-L", f"vs {labels.get(versus, versus)}"]
+    rows = []
+    for p in sorted(data["agents"], key=lambda p: -p["elo"]):
+        vs = ""
+        for r in data["pairs"]:
+            if p["spec"] != versus and {r["a"], r["b"]} == {p["spec"], versus}:
+                w, d, l_ = r["wins"], r["draws"], r["losses"]
+                vs = f"{w}-{d}-{l_}" if r["a"] == p["spec"] else f"{l_}-{d}-{w}"
+        lo, hi = p["elo_ci95"]
+        rows.append(
+            [
+                labels.get(p["spec"], f"`{p['spec']}`"),
+                f"{p['elo']:.0f}",
+                f"[{lo:.0f}, {hi:.0f}]",
+                f"{p['wins']}-{p['draws']}-{p['losses']}",
+                vs,
+            ]
+        )
+    return _table(head, rows)
+
+
+# ------------------------------------------------------------------------ tables
+#: The README's one table, search against learning: (row label, Threes spec, 2048
+#: spec), each from the comparison records.
+HEADLINE = [
+    ("random", "random", "random"),
+    ("greedy (one move)", "greedy", "greedy"),
+    (
+        "flat Monte Carlo (1000 / 200 rollouts)",
+        "mc:n_rollouts=1000",
+        "mc:n_rollouts=200",
+    ),
+    (
+        "MCTS (2000 / 200 simulations)",
+        "mcts:n_simulations=2000",
+        "mcts:n_simulations=200",
+    ),
+    (
+        "expectimax depth 2, hand-made evaluator",
+        "expectimax:depth=2",
+        "expectimax:depth=2",
+    ),
+    (
+        "n-tuple net (TD), greedy",
+        "ntuple:path=runs/threes-nt-split-lr025",
+        "ntuple:path=runs/2048-nt-100k",
+    ),
+    (
+        "expectimax depth 2, n-tuple net at the leaves",
+        "expectimax:depth=2,evaluator=ntuple:path=runs/threes-nt-6m",
+        "expectimax:depth=2,evaluator=ntuple:path=runs/2048-nt-100k",
+    ),
+    (
+        "MaskablePPO, 10M steps (2048: shaped reward, padded encoder)",
+        "ppo:path=runs/threes-ppo-10m/model.zip",
+        "ppo:path=runs/2048-ppo-shaped-p1/model.zip",
+    ),
+    (
+        "masked DQN (10M / 1M steps)",
+        "dqn:path=runs/threes-dqn-10m/model.zip",
+        "dqn:path=runs/2048-dqn-1m/model.zip",
+    ),
+]
+
+
+def _cost(data: dict, spec: str) -> str:
+    cost = (data.get("training", {}).get(spec) or {}).get("cost")
+    if not cost:
+        return "-"
+    if "cpu_minutes" in cost:
+        return f"{cost['cpu_minutes']:.0f} CPU min"
+    return f"{cost['wall_minutes']:.0f} min wall"
+
+
+COMPARISON = "benchmarks/results/comparison/"
+
+
+def headline(link: Callable[[str, str], str]) -> str:
+    """Search against learning on both tile games, from ``comparison/*.json``."""
+    records = [_load("comparison/Threes-v0.json"), _load("comparison/2048-v0.json")]
+    by_spec = [{a["spec"]: a for a in r["agents"]} for r in records]
+    head = ["agent", "Threes-v0: mean [95% CI]", "2048-v0: mean [95% CI]"]
+    head += ["ms/move", "training"]
+    rows = []
+    for label, *specs in HEADLINE:
+        cells = [label]
+        for spec, agents in zip(specs, by_spec, strict=True):
+            a = agents[spec]
+            cells.append(f"{_num(a['mean'])} {_ci(a['ci95'])}")
+        cells.append(
+            " / ".join(
+                _ms(agents[spec]["seconds_per_move"])
+                for spec, agents in zip(specs, by_spec, strict=True)
+            )
+        )
+        costs = [_cost(r, s) for r, s in zip(records, specs, strict=True)]
+        cells.append("" if costs == ["-", "-"] else " / ".join(costs))
+        rows.append(cells)
+    games = {r["n_games"] for r in records}
+    return (
+        f"{' / '.join(map(str, sorted(games)))} seeded games per agent and game, the "
+        "same games for every agent; two figures in a cell are Threes / 2048; every "
+        f"game in {link(COMPARISON, 'the comparison records')}.\n\n"
+        + _table(head, rows)
+    )
+
+
+def comparison_table(env: str) -> Callable[[Callable], str]:
+    """The full comparison table of ``env`` (:func:`benchmarks.comparison.markdown`)."""
+
+    def render(link):
+        from benchmarks import comparison
+
+        data = _load(f"comparison/{env}.json")
+        specs = {a["spec"] for a in data["agents"]}
+        entries = [e for e in comparison.AGENTS[env] if e.spec in specs]
+        return comparison.markdown(env, entries, data).rstrip("\n")
+
+    return render
+
+
+def demo(link) -> str:
+    """The demo's record: ``readme/demo-2048.json`` (``playahead demo --record``)."""
+    from playahead.tools.demo import label
+
+    data = _load("readme/demo-2048.json")
+    labels = {a["spec"]: label(a["spec"]) for a in data["agents"]}
+    t = data.get("training", {})
+    cost = []
+    if "ntuple" in t:
+        cost.append(
+            f"the n-tuple net trained {t['ntuple']['games']:,} games in "
+            f"{t['ntuple']['cpu_seconds']:.0f} CPU s"
+        )
+    if "ppo" in t:
+        cost.append(
+            f"MaskablePPO {t['ppo']['steps']:,} steps in "
+            f"{t['ppo']['cpu_seconds']:.0f} CPU s"
+        )
+    learned = [a["spec"] for a in data["agents"] if "path=" in a["spec"]]
+    search = [
+        a["spec"]
+        for a in data["agents"]
+        if "path=" not in a["spec"] and a["spec"] not in ("random", "greedy")
+    ]
+    return (
+        f"`{data['command']}`: {data['n_games']} seeded games per agent, seed "
+        f"{data['seed']}; {'; '.join(cost)}.\n\n"
+        + single_table(data, labels, versus="greedy")
+        + "\n\nEach learned agent against each planner, paired over the same games "
+        "(row - column, 95% CI):\n\n" + pair_matrix(data, learned, search, labels)
+    )
+
+
+def pair_matrix(data: dict, rows: list[str], cols: list[str], labels: dict) -> str:
+    """``row - column`` over the same games with its 95% CI, for every pair."""
+    head = ["", *(labels.get(c, c) for c in cols)]
+    body = []
+    for r in rows:
+        cells = []
+        for c in cols:
+            d, ci = _paired(data, r, c)
+            cells.append(f"{d:+,.0f} {_ci(ci)}")
+        body.append([labels.get(r, r), *cells])
+    return _table(head, body)
+
+
+def eval_2048(link) -> str:
+    data = _load("readme/eval-2048.json")
+    labels = {
+        "mc:n_rollouts=50": "mc, 50 rollouts per decision",
+        "mc:n_rollouts=200": "mc, 200 rollouts per decision",
+        "mcts:n_simulations=200": "mcts, 200 simulations",
+        "expectimax:max_depth=2": "expectimax, depth 2",
+    }
+    return single_table(data, labels, tiles=["2048", "4096"], versus="greedy")
+
+
+def _deeprl(path: str, spec: str) -> tuple[dict, dict]:
+    data = _load(f"deeprl/{path}")
+    return data, next(a for a in data["agents"] if a["spec"] == spec)
+
+
+#: The 10M-step table: (record, spec, label).
+DEEPRL = [
+    ("ppo-2048-10m.json", "ppo:path=runs/2048-ppo-10m/model.zip", "MaskablePPO"),
+    ("ppo-threes-10m.json", "ppo:path=runs/threes-ppo-10m/model.zip", "MaskablePPO"),
+    ("dqn-threes-10m.json", "dqn:path=runs/threes-dqn-10m/model.zip", "masked DQN"),
+    (
+        "ppo-2048-shaped-seeds.json",
+        "ppo:path=runs/2048-ppo-shaped-10m/model.zip",
+        "MaskablePPO, shaped reward, seed 0",
+    ),
+    (
+        "ppo-2048-shaped-seeds.json",
+        "ppo:path=runs/2048-ppo-shaped-10m-s1/model.zip",
+        "MaskablePPO, shaped reward, seed 1",
+    ),
+    (
+        "ppo-2048-shaped-seeds.json",
+        "ppo:path=runs/2048-ppo-shaped-10m-s2/model.zip",
+        "MaskablePPO, shaped reward, seed 2",
+    ),
+    (
+        "ppo-2048-shaped-padded.json",
+        "ppo:path=runs/2048-ppo-shaped-p1/model.zip",
+        "MaskablePPO, shaped reward, padded encoder, seed 0",
+    ),
+    (
+        "ppo-2048-shaped-padded.json",
+        "ppo:path=runs/2048-ppo-shaped-p1-s1/model.zip",
+        "MaskablePPO, shaped reward, padded encoder, seed 1",
+    ),
+]
+
+
+def deeprl(link) -> str:
+    """The 10M-step deep-RL runs, each on 100 seeded games beside greedy."""
+    head = ["env", "agent, 10M steps", "games", "mean", "95% CI", "vs greedy, paired"]
+    head.append("largest tiles reached")
+    rows = []
+    for path, spec, label in DEEPRL:
+        data, a = _deeprl(path, spec)
+        d, ci = _paired(data, spec, "greedy")
+        reached = [(t, v) for t, v in a["milestones"].items() if v > 0][-2:]
+        rows.append(
+            [
+                data["env_id"],
+                label,
+                str(a["games"]),
+                _num(a["mean"]),
+                _ci(a["ci95"]),
+                f"{d:+,.0f} {_ci(ci)}",
+                ", ".join(f"{t} in {100 * v:.0f}%" for t, v in reached),
+            ]
+        )
+    return _table(head, rows, right_from=2)
+
+
+def leaves(path: str, pairs: list[tuple[str, str]]) -> Callable[[Callable], str]:
+    """A leaves record's agents and the paired differences of ``pairs``."""
+
+    def render(link):
+        data = _load(f"leaves/{path}")
+        table = single_table(data)
+        rows = []
+        for a, b in pairs:
+            d, ci = _paired(data, a, b)
+            rows.append([f"`{a}`", f"`{b}`", f"{d:+,.0f}", _ci(ci)])
+        return (
+            table
+            + "\n\nPaired, A - B over the same games:\n\n"
+            + _table(["A", "B", "A - B", "95% CI"], rows, right_from=2)
+        )
+
+    return render
+
+
+LEAVES_THREES = [
+    (
+        "expectimax:depth=1,evaluator=ntuple:path=runs/threes-nt-2m",
+        "expectimax:depth=1",
+    ),
+    (
+        "expectimax:depth=2,evaluator=ntuple:path=runs/threes-nt-2m",
+        "expectimax:depth=2",
+    ),
+    ("ntuple:path=runs/threes-nt-2m", "mc:n_rollouts=1000"),
+]
+LEAVES_2048 = [
+    ("expectimax:depth=1,evaluator=ntuple:path=runs/2048-nt-100k", "expectimax:depth=1")
+]
+
+
+def ntuple_2048(link) -> str:
+    """The 100k-game 2048 net on 1,000 held-out games (``ntuple-2048/``)."""
+    ev = _load("ntuple-2048/eval-1000.json")
+    model = _load("ntuple-2048/model.json")
+    s, games = ev["summary"], ev["games"]
+    tiles = (2048, 4096, 8192)
+    head = ["games", "mean", "SEM"] + [f"reached {t}" for t in tiles]
+    head += ["training", "TD updates", "CPU s"]
+    row = [str(s["games"]), _num(s["score_mean"]), _num(s["score_sem"])]
+    row += [
+        f"{100 * sum(g['max_tile'] >= t for g in games) / len(games):.1f}%"
+        for t in tiles
+    ]
+    row += [f"{model['games']:,} games", f"{model['updates']:,}"]
+    row.append(f"{model['cpu_seconds']:,.0f}")
+    return _table(head, [row], right_from=0)
+
+
+def strength(link) -> str:
+    """:func:`benchmarks.strength.readme_table`, records named as paths."""
+    from benchmarks import strength as s
+
+    table = s.readme_table(RESULTS)
+    return re.sub(r"\[([^\]]+)\]\(benchmarks/results/[^)]+\)", r"\1", table)
+
+
+#: Settings compared on the games both played (:func:`benchmarks.strength.paired`).
+STRENGTH_PAIRS = [
+    ("threes-default", "threes-d4-cut1e-4"),
+    ("threes-default", "threes-auto6-cut1e-3"),
+    ("threes-d6-cut1e-3", "threes-d4-cut1e-4"),
+    ("threes-d5-cut1e-3", "threes-d4-cut1e-4"),
+    ("threes-features-d3", "threes-openness-d3"),
+    ("threes-features-d4", "threes-d4-cut1e-4"),
+    ("threes-ntuple-d3", "threes-d4-cut1e-4"),
+    ("threes-ntuple-greedy", "threes-mc1000"),
+]
+
+
+def strength_paired(link) -> str:
+    from benchmarks import strength as s
+
+    rows = []
+    for a, b in STRENGTH_PAIRS:
+        p = s.paired(a, b, RESULTS)
+        rows.append(
+            [
+                a,
+                b,
+                str(p["games"]),
+                _num(p[a]),
+                _num(p[b]),
+                f"{p['difference']:+,.0f}",
+                _ci(p["ci95"]),
+            ]
+        )
+    head = ["A", "B", "games both played", "A mean", "B mean", "A - B", "95% CI"]
+    return "`python -m benchmarks strength --setting A --paired B`:\n\n" + _table(
+        head, rows, right_from=2
+    )
+
+
+def cutoffs(link) -> str:
+    """The table of ``threes-cutoffs.md`` (``python -m benchmarks cutoffs``)."""
+    text = (RESULTS / "threes-cutoffs.md").read_text()
+    return "\n".join(x for x in text.splitlines() if x.startswith("|"))
+
+
+def tictactoe(link) -> str:
+    labels = {
+        "minimax": "minimax (solved)",
+        "ppo:path=runs/ttt-ppo-mcts/model.zip": "PPO trained against mcts",
+        "mcts:n_simulations=50": "mcts, 50 simulations",
+        "ppo:path=runs/ttt-ppo-random/model.zip": "PPO trained against random",
+    }
+    return elo_table(_load("readme/eval-tictactoe.json"), labels, "minimax")
+
+
+def connectfour(link) -> str:
+    labels = {
+        "mcts:n_simulations=200": "mcts, 200 simulations",
+        "ppo:path=runs/c4-ppo/model.zip": "PPO, 300k steps against random",
+    }
+    return elo_table(
+        _load("readme/eval-connectfour.json"), labels, "mcts:n_simulations=200"
+    )
+
+
+def ntuple_speed(link) -> str:
+    """The 10,000-game 2048 training run of ``ntuple-speed/`` and the fused-kernel
+    benchmark recorded beside it."""
+    m = _load("ntuple-speed/model.json")
+    rate = m["updates"] / m["cpu_seconds"]
+    row = [f"{m['games']:,}", f"{m['updates']:,}", f"{m['cpu_seconds']:.1f}"]
+    row.append(f"{rate / 1e6:.2f} M")
+    return _table(
+        ["training games", "TD updates", "CPU s (kernel)", "updates per CPU s"],
+        [row],
+        right_from=0,
+    )
+
+
+def ntuple_fused(link) -> str:
+    """The fused TD kernel against the unfused loop, as ``python -m benchmarks ntuple``
+    printed it (the box table of ``ntuple-speed/README.md``)."""
+    text = (RESULTS / "ntuple-speed" / "README.md").read_text()
+    rows = [
+        [c.strip() for c in line.strip("│").split("│")]
+        for line in text.splitlines()
+        if line.startswith("│")
+    ]
+    head = ["game", "measure", "ours", "baseline", "theirs", "ratio"]
+    return _table(head, [r[: len(head)] for r in rows], right_from=2)
+
+
+TABLES: dict[str, Callable[[Callable[[str, str], str]], str]] = {
+    "headline": headline,
+    "demo": demo,
+    "comparison-threes": comparison_table("Threes-v0"),
+    "comparison-2048": comparison_table("2048-v0"),
+    "deeprl": deeprl,
+    "leaves-threes": leaves("leaves-threes.json", LEAVES_THREES),
+    "leaves-2048": leaves("leaves-2048-d1.json", LEAVES_2048),
+    "ntuple-2048": ntuple_2048,
+    "strength": strength,
+    "strength-paired": strength_paired,
+    "cutoffs": cutoffs,
+    "eval-2048": eval_2048,
+    "eval-tictactoe": tictactoe,
+    "eval-connectfour": connectfour,
+    "ntuple-speed": ntuple_speed,
+    "ntuple-fused": ntuple_fused,
+}
+
+
+def _link_for(page: str) -> Callable[[str, str], str]:
+    """README: a Markdown link (GitHub follows it); a docs page: the path as code
+    (the site holds no records)."""
+    if page == "README.md":
+        return lambda target, text: f"[{text}]({target})"
+    return lambda target, text: f"{text} (`{target}`)"
+
+
+def render(page: str, text: str) -> str:
+    """``text`` of ``page`` with every marked table regenerated.
+
+    Raises:
+        ValueError: a marker names no known table.
+    """
+    link = _link_for(page)
+
+    def fill(m: re.Match) -> str:
+        name = m["name"]
+        if name not in TABLES:
+            raise ValueError(
+                f"{page}: unknown table {name!r} (known: {', '.join(TABLES)})"
+            )
+        return f"{m[1]}{TABLES[name](link)}\n{m[4]}"
+
+    return MARKER.sub(fill, text)
+
+
+def stale(root: Path | None = None) -> list[str]:
+    """``"PAGE: table NAME"`` of every generated table that differs from its
+    records."""
+    out = []
+    for page in PAGES:
+        path = (root or ROOT) / page
+        if not path.is_file():
+            continue
+        text = path.read_text()
+        fresh = {m["name"]: m["body"] for m in MARKER.finditer(render(page, text))}
+        for m in MARKER.finditer(text):
+            if m["body"] != fresh[m["name"]]:
+                out.append(f"{page}: table {m['name']}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks tables",
+        description="rewrite every generated results table from the records",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="change nothing; exit 1 if a table differs"
+    )
+    args = parser.parse_args(argv)
+    if args.check:
+        bad = stale()
+        for line in bad:
+            print(f"stale: {line} (python -m benchmarks tables rewrites it)")
+        sys.exit(1 if bad else 0)
+    for page in PAGES:
+        path = ROOT / page
+        if path.is_file():
+            text = path.read_text()
+            new = render(page, text)
+            if new != text:
+                path.write_text(new)
+                print(f"rewrote {page}")

@@ -1,0 +1,97 @@
+"""The generated results tables of the README and the docs equal what their committed
+records give (``python -m benchmarks tables``), and a stale one is named."""
+
+import json
+import shutil
+
+import pytest
+
+from benchmarks import tables
+
+
+def test_every_generated_table_on_the_pages_equals_its_records():
+    assert tables.stale() == []
+
+
+def test_each_page_has_the_tables_it_promises():
+    found = {
+        page: [
+            m["name"] for m in tables.MARKER.finditer((tables.ROOT / page).read_text())
+        ]
+        for page in tables.PAGES
+    }
+    assert found["README.md"] == ["headline"]  # the front page has one table
+    assert {"demo", "comparison-threes", "comparison-2048", "strength"} <= set(
+        found["docs/results.md"]
+    )
+    assert "ntuple-speed" in found["docs/speed.md"]
+    used = [name for names in found.values() for name in names]
+    assert sorted(used) == sorted(tables.TABLES)  # every renderer has its place
+
+
+def _copy_pages(root):
+    for page in tables.PAGES:
+        (root / page).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(tables.ROOT / page, root / page)
+
+
+def test_a_hand_edited_number_is_named_with_its_page_and_table(tmp_path):
+    _copy_pages(tmp_path)
+    page = tmp_path / "docs" / "results.md"
+    text = page.read_text()
+    start = text.index("<!-- table:eval-2048 -->")
+    row = text.index("| `greedy` | 20 | ", start)
+    page.write_text(text[:row] + text[row:].replace("| 20 | ", "| 21 | ", 1))
+    assert tables.stale(tmp_path) == ["docs/results.md: table eval-2048"]
+
+
+def test_a_changed_record_makes_its_table_stale(tmp_path, monkeypatch):
+    _copy_pages(tmp_path)
+    results = tmp_path / "results"
+    shutil.copytree(tables.RESULTS, results)
+    record = results / "comparison" / "2048-v0.json"
+    data = json.loads(record.read_text())
+    greedy = next(a for a in data["agents"] if a["spec"] == "greedy")
+    greedy["mean"] += 1000
+    record.write_text(json.dumps(data))
+    monkeypatch.setattr(tables, "RESULTS", results)
+    monkeypatch.setattr("benchmarks.comparison.RESULTS", results / "comparison")
+    assert "README.md: table headline" in tables.stale(tmp_path)
+    assert "docs/results.md: table comparison-2048" in tables.stale(tmp_path)
+
+
+def test_check_exits_non_zero_naming_the_table_and_rewrite_fixes_it(
+    tmp_path, monkeypatch, capsys
+):
+    _copy_pages(tmp_path)
+    readme = tmp_path / "README.md"
+    readme.write_text(readme.read_text().replace("| random | 276 ", "| random | 277 "))
+    monkeypatch.setattr(tables, "ROOT", tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        tables.main(["--check"])
+    assert stop.value.code == 1
+    assert "stale: README.md: table headline" in capsys.readouterr().out
+    tables.main([])
+    assert "rewrote README.md" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        tables.main(["--check"])
+    assert stop.value.code == 0
+    assert (tmp_path / "README.md").read_text() == (
+        tables.ROOT / "README.md"
+    ).read_text()
+
+
+def test_an_unknown_table_name_is_refused():
+    with pytest.raises(ValueError, match="x.md: unknown table 'nope'"):
+        tables.render("x.md", "<!-- table:nope -->\nold\n<!-- /table:nope -->\n")
+
+
+def test_the_docs_name_records_as_paths_and_the_readme_links_them():
+    readme = tables.render(
+        "README.md", "<!-- table:headline -->\n<!-- /table:headline -->"
+    )
+    assert "[the comparison records](benchmarks/results/comparison/)" in readme
+    docs = tables.render(
+        "docs/results.md", "<!-- table:strength -->\n<!-- /table:strength -->"
+    )
+    assert "](benchmarks/" not in docs and "| threes-default |" in docs
