@@ -5,14 +5,22 @@
     python -m benchmarks strength --setting threes-features-d2 --replay 7
     python -m benchmarks strength --setting threes-features-d2 --paired threes-default
 
-A run plays its games through :func:`playahead.evaluate.evaluate` with an SQLite store
-under ``runs/strength/`` (re-running resumes: only missing games are played), then
-writes ``benchmarks/results/strength-<setting>.json`` and ``.md``. The JSON holds
-``command`` (the ``playahead evaluate`` line that plays the same games), ``env``,
-``agent``, ``seed`` and ``games``: ``{"index", "score", "max_tile", "moves",
+A run plays the evaluator's games (:mod:`playahead.evaluate`) with an SQLite store under
+``runs/strength/``, then writes ``benchmarks/results/strength-<setting>.json`` and
+``.md``. The JSON holds ``command`` (the ``playahead evaluate`` line that plays the
+same games), ``env``, ``agent``, ``seed``, ``identity`` (the agent's fully resolved
+options and playahead's version, with the sha256 of a net it loads) and its
+``fingerprint``, and ``games``: ``{"index", "score", "max_tile", "moves",
 "ms_per_move", "ms_worst_move"}`` in game order. Game ``i`` is game ``i`` of every run
 with the same seed whatever ``--games`` is (its seeds come from
-``SeedSequence(seed, spawn_key=(i,))``), so ``--replay i`` plays that one game alone.
+``SeedSequence(seed, spawn_key=(i,))``), so ``--replay i`` plays that one game alone
+and says whether it ends as recorded.
+
+Resuming: a run keeps the games of the committed results file when its fingerprint is
+the agent's of today, and of the store, and plays only the missing ones, so a record
+resumes on a fresh machine from the repository alone. A file of another fingerprint (a
+default changed, another version, a file from before fingerprints) is not reused: the
+run says why and writes the file anew from the games it plays.
 
 ``ms_per_move`` is the agent's thinking time per move as the evaluator measures it:
 CPU time of the thread that runs the agent (``"clock": "thread_time"``; files without
@@ -62,6 +70,11 @@ _BUILD_THREES_NET = (
 #: The command that builds the tuned Threes net, from nothing.
 _BUILD_THREES_TUNED = f"{_BUILD_THREES_NET}; {TRAIN_THREES_SPLIT}; {TRAIN_THREES_TUNED}"
 
+#: The records of ``threes-default``, ``threes-d4-cut1e-4``, ``threes-auto6-cut1e-3``
+#: and ``2048-default`` were removed when expectimax's budget became a node count:
+#: their games were played under a CPU-time budget, so they did not replay on another
+#: machine (and games 0-16 of ``threes-default`` were ``threes-d6-cut1e-3``'s). Each
+#: is re-recorded by ``python -m benchmarks strength --setting NAME --every 1``.
 SETTINGS: dict[str, Setting] = {
     "threes-default": Setting("Threes-v0", "expectimax", 60),
     # the default before the cut-off study: automatic depth 3 .. 4 at 1e-4
@@ -202,6 +215,44 @@ def markdown(name: str, result: dict) -> str:
     )
 
 
+def identity(setting: Setting) -> dict:
+    """The agent of ``setting`` as its results file names it: its fully resolved
+    options and playahead's version (:func:`playahead.evaluate.store.agent_identity`),
+    plus ``files_sha256`` of a net it loads, if present."""
+    import playahead  # noqa: F401  (registers the envs and agents)
+    from playahead.evaluate.runner import file_fingerprint
+    from playahead.evaluate.store import agent_identity
+
+    ident = agent_identity(setting.agent, setting.env)
+    digest = file_fingerprint(setting.agent)
+    if digest is not None:
+        ident["files_sha256"] = digest
+    return ident
+
+
+def committed(name: str, setting: Setting, results: Path = RESULTS):
+    """``(games by index, note)`` of the committed results file: its games if its
+    fingerprint is the agent's of today, else none and a note that says why (None
+    when there is nothing to say)."""
+    from playahead.evaluate.store import fingerprint, identity_difference
+
+    path = results / f"strength-{name}.json"
+    if not path.is_file():
+        return {}, None
+    data = json.loads(path.read_text())
+    games = {int(g["index"]): g for g in data.get("games", [])}
+    ident = identity(setting)
+    if data.get("fingerprint") == fingerprint(ident) and games:
+        return games, None
+    if not games:
+        return {}, None
+    diff = identity_difference(data.get("identity"), ident)
+    return {}, (
+        f"{path.name}: its {len(games)} games were played with {diff}: not reused "
+        "(the file is written anew from the games played now)"
+    )
+
+
 def run(
     name: str,
     n_games: int | None = None,
@@ -213,6 +264,9 @@ def run(
 ) -> dict:
     """Play (or resume) setting ``name`` and write its results files.
 
+    Games the committed results file holds (with today's fingerprint) and games in
+    the store are kept; only the others are played.
+
     With ``every``, the files are also written while the games play, each time the
     finished games that start at game 0 without a gap have grown by ``every``, so a long
     run has a file to commit. All missing games are in flight together (``workers``
@@ -221,16 +275,19 @@ def run(
     n = setting.games if n_games is None else int(n_games)
     stores.mkdir(parents=True, exist_ok=True)
     store = stores / f"{name}.sqlite"
+    kept, note = committed(name, setting, results)
+    if note:
+        print(f"strength: {note}", file=sys.stderr)
     writer = None
     if every:
-        writer = _Writer(name, setting, n, store, results, int(every))
+        writer = _Writer(name, setting, n, store, results, int(every), kept)
         writer.start()
     try:
-        _play(setting, n, store, workers, progress)
+        _play(setting, n, store, workers, progress, set(kept))
     finally:
         if writer is not None:
             writer.stop()
-    return _write(name, setting, n, store, results)
+    return _write(name, setting, n, store, results, kept)
 
 
 POLL_SECONDS = 10.0
@@ -240,12 +297,15 @@ class _Writer(threading.Thread):
     """Rewrites the results files for the longest finished prefix of games whenever it
     has grown by ``every`` since the last write (polled every ``poll`` seconds)."""
 
-    def __init__(self, name, setting, n, store, results, every, poll=POLL_SECONDS):
+    def __init__(
+        self, name, setting, n, store, results, every, kept=None, poll=POLL_SECONDS
+    ):
         super().__init__(daemon=True)
         self.setting_name, self.setting = name, setting
         self.store, self.results = store, results
         self.n, self.every, self.poll = n, every, poll
-        self.written = finished_prefix(setting, store, n)
+        self.kept = kept or {}
+        self.written = finished_prefix(setting, store, n, self.kept)
         self._stopping = threading.Event()
 
     def run(self) -> None:
@@ -254,10 +314,10 @@ class _Writer(threading.Thread):
 
     def tick(self) -> int | None:
         """One look at the store; returns the number of games written, if any."""
-        k = finished_prefix(self.setting, self.store, self.n)
+        k = finished_prefix(self.setting, self.store, self.n, self.kept)
         if k < self.written + self.every or k >= self.n:
             return None
-        _write(self.setting_name, self.setting, k, self.store, self.results)
+        _write(self.setting_name, self.setting, k, self.store, self.results, self.kept)
         self.written = k
         return k
 
@@ -267,48 +327,86 @@ class _Writer(threading.Thread):
 
 
 def _open(setting: Setting, store: Path):
-    """The setting's results store (one-player games, no env options)."""
+    """The setting's results store (one-player games, no env options), with its
+    agent registered: only games of today's fingerprint count."""
     from playahead.evaluate.store import Store
 
-    return Store(store, setting.env, {}, setting.seed, "single")
+    db = Store(store, setting.env, {}, setting.seed, "single")
+    db.use_agents({setting.agent: identity(setting)})
+    return db
 
 
-def finished_prefix(setting: Setting, store: Path, n: int) -> int:
-    """How many games ``0, 1, ...`` (below ``n``) are in the store without a gap."""
-    if not Path(store).exists():
-        return 0
-    with _open(setting, store) as db:
-        done = {index for agent, _, index, _ in db.done() if agent == setting.agent}
+def finished_prefix(setting: Setting, store: Path, n: int, kept=None) -> int:
+    """How many games ``0, 1, ...`` (below ``n``) are in the store or ``kept`` (the
+    committed file's) without a gap."""
+    done = set(kept or ())
+    if Path(store).exists():
+        with _open(setting, store) as db:
+            done |= {i for agent, _, i, _ in db.done() if agent == setting.agent}
     k = 0
     while k < n and k in done:
         k += 1
     return k
 
 
-def _play(setting, n, store, workers, progress) -> None:
-    from playahead.evaluate import evaluate
+def _play(setting, n, store, workers, progress, skip=frozenset()) -> None:
+    """Play the games below ``n`` that neither ``skip`` nor the store holds."""
+    from playahead.evaluate.backends import run_tasks
+    from playahead.evaluate.play import Task, check_agent
+    from playahead.evaluate.runner import GameProgress, file_fingerprint
 
-    evaluate(
-        setting.env,
-        [setting.agent],
-        n,
-        setting.seed,
-        store=store,
-        workers=workers,
-        progress=progress,
-    )
-
-
-def _write(name, setting, n, store, results) -> dict:
-    """Write the results files for games ``0 .. n-1`` of the store."""
     with _open(setting, store) as db:
-        games = [game_row(r) for r in db.records(setting.agent, n_games=n)]
+        digest = file_fingerprint(setting.agent)
+        if digest is not None:
+            db.check_files({setting.agent: digest})
+        done = {i for agent, _, i, _ in db.done() if agent == setting.agent}
+        tasks = [
+            Task(setting.env, "{}", (setting.agent,), i, 0, setting.seed)
+            for i in range(n)
+            if i not in done and i not in skip
+        ]
+        if tasks:
+            check_agent(setting.env, "{}", setting.agent, False, setting.seed)
+        with GameProgress(progress, setting.env, n, n - len(tasks)) as bar:
+            advance, report = bar
+            for record in run_tasks(tasks, "local", workers, report=report):
+                db.add(record)
+                advance()
+
+
+def _write(name, setting, n, store, results, kept=None) -> dict:
+    """Write the results files for games ``0 .. n-1`` of the store and ``kept``.
+
+    Raises:
+        ValueError: a game of the store ended otherwise than the committed file's.
+    """
+    from playahead.evaluate.store import fingerprint
+
+    rows = {i: g for i, g in (kept or {}).items() if i < n}
+    with _open(setting, store) as db:
+        for record in db.records(setting.agent, n_games=n):
+            row = game_row(record)
+            old = rows.get(row["index"])
+            if old is not None and (old["score"], old["moves"]) != (
+                row["score"],
+                row["moves"],
+            ):
+                raise ValueError(
+                    f"{name}: game {row['index']} ended with {row['score']:,} in "
+                    f"{row['moves']} moves, the committed file says {old['score']:,} "
+                    f"in {old['moves']}: the agent does not replay its games"
+                )
+            rows.setdefault(row["index"], row)
+    games = [rows[i] for i in sorted(rows)]
+    ident = identity(setting)
     result = {
         "command": command(setting, n, store),
         **({"build": setting.build} if setting.build else {}),
         "env": setting.env,
         "agent": setting.agent,
         "seed": setting.seed,
+        "identity": ident,
+        "fingerprint": fingerprint(ident),
         "clock": "thread_time",
         "summary": summary(setting.env, games),
         "games": games,
@@ -366,6 +464,25 @@ def replay(name: str, index: int) -> dict:
     setting = SETTINGS[name]
     task = Task(setting.env, "{}", (setting.agent,), int(index), 0, setting.seed)
     return game_row(play_task(task))
+
+
+def replay_check(name: str, index: int, results: Path = RESULTS) -> str:
+    """Replay game ``index`` and say how it compares with the committed file."""
+    row = replay(name, index)
+    line = json.dumps(row)
+    kept, note = committed(name, SETTINGS[name], results)
+    if note:
+        return f"{line}\n{note}"
+    old = kept.get(int(index))
+    if old is None:
+        return f"{line}\n(game {index} is not in the committed file)"
+    same = (old["score"], old["moves"], old["max_tile"]) == (
+        row["score"],
+        row["moves"],
+        row["max_tile"],
+    )
+    verdict = "as recorded" if same else f"NOT as recorded ({old['score']:,})"
+    return f"{line}\ngame {index}: {row['score']:,} in {row['moves']} moves, {verdict}"
 
 
 def paired(name: str, other: str, results: Path = RESULTS) -> dict:
@@ -427,18 +544,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--readme",
         action="store_true",
-        help="rewrite the README's table from the files",
+        help="rewrite the results tables from the files (python -m benchmarks tables)",
     )
     args = parser.parse_args(argv)
-    if args.readme:
-        update_readme()
+    if args.readme:  # the strength table now lives in docs/results.md
+        from benchmarks import tables
+
+        tables.main([])
         return
     if args.list or args.setting is None:
         for key, s in SETTINGS.items():
             print(f"{key:20} {s.env:10} {s.agent:40} {s.games} games, seed {s.seed}")
         return
     if args.replay is not None:
-        print(json.dumps(replay(args.setting, args.replay)))
+        print(replay_check(args.setting, args.replay))
         return
     if args.paired is not None:
         try:

@@ -141,7 +141,7 @@ def test_a_store_from_before_fingerprints_is_migrated_and_not_reused(tmp_path):
         assert store.done() == set() and store.records("random") == []
         (note,) = store.notes()
         assert note.startswith("random: 1 stored game was played with options")
-        assert note.endswith("(a store from before fingerprints): not reused")
+        assert note.endswith("(written before fingerprints): not reused")
     result = evaluate("2048-v0", ["random"], 1, seed=0, store=path, **FAST)
     assert result.agents[0].scores != [7.0] and len(result.notes) == 1
     with Store(path, "2048-v0", {}, 0, "single") as store:

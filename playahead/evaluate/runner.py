@@ -109,7 +109,7 @@ def evaluate(
         if not fresh:  # only the agents that still have games to play
             for spec in dict.fromkeys(s for t in tasks for s in t.agents):
                 check_agent(env_id, options, spec, kind == "two_player", seed)
-        bar = _progress(progress, env_id, len(every), len(every) - len(tasks))
+        bar = GameProgress(progress, env_id, len(every), len(every) - len(tasks))
         with bar as (advance, report):
             records = run_tasks(tasks, backend, workers, address, imports, report)
             for record in records:
@@ -123,12 +123,17 @@ def evaluate(
 
 
 def file_fingerprint(spec: str) -> str | None:
-    """sha256 of the file an agent spec loads (its ``path=`` option: a file, or a run
-    folder's ``model.zip``, or every file directly in the folder), or None."""
+    """sha256 of the file an agent spec loads (its ``path=`` option, or one inside
+    another option such as ``evaluator=ntuple:path=DIR``: a file, or a run folder's
+    ``model.zip``, or every file directly in the folder), or None."""
     _, options = parse_spec(spec)
-    if "path" not in options:
+    found = options.get("path")
+    for value in options.values():
+        if found is None and isinstance(value, str) and ":path=" in value:
+            found = value.split(":path=", 1)[1]
+    if found is None:
         return None
-    path = Path(str(options["path"]))
+    path = Path(str(found))
     if path.is_dir() and (path / "model.zip").is_file():
         files = [path / "model.zip"]
     elif path.is_dir():
@@ -217,7 +222,7 @@ def _all_tasks(env_id, options, specs, n_games, seed, kind) -> Iterable[Task]:
                     yield Task(env_id, options, (a, b), i, side, seed)
 
 
-class _progress:
+class GameProgress:
     """A rich progress bar on stderr (games done / total, games/s, ETA, and the games
     in flight with their moves and score so far), or nothing.
 
@@ -230,6 +235,8 @@ class _progress:
         self.in_flight: dict = {}
 
     def report(self, key, moves, score) -> None:
+        """Show game ``key`` in flight with its moves and score (``moves`` None: the
+        game ended)."""
         if moves is None:
             self.in_flight.pop(key, None)
         else:
@@ -291,3 +298,6 @@ class _progress:
     def __exit__(self, *exc) -> None:
         if self.show:
             self._bar.__exit__(*exc)
+
+
+_progress = GameProgress  # the name it had before it was public

@@ -163,7 +163,7 @@ def fingerprint(identity: dict) -> str:
 def identity_difference(old: dict | None, new: dict) -> str:
     """What differs between two identities, as ``"budget=1.0, now budget=2000"``."""
     if old is None:
-        return "options nobody recorded (a store from before fingerprints)"
+        return "options nobody recorded (written before fingerprints)"
     was, now = old.get("options", {}), new.get("options", {})
     keys = [k for k in sorted(was.keys() | now.keys()) if was.get(k) != now.get(k)]
     then = [f"{k}={_shown(was, k)}" for k in keys]
