@@ -56,7 +56,7 @@ def same_moves(one: list[tuple], two: list[tuple]) -> None:
 
 
 CASES = [
-    ("Threes-v0", "expectimax", 12),
+    ("Threes-v0", "expectimax", 6),
     ("2048-v0", "expectimax", 25),
     # a budget that binds: the cut decisions must not depend on time either
     ("Threes-v0", "expectimax:budget=200000", 12),
@@ -86,3 +86,39 @@ def test_a_cpu_hog_beside_the_game_changes_no_move(env_id, spec, moves):
         hog.kill()
         hog.wait()
     same_moves(plain, loaded)
+
+
+def decisions(env_id: str, spec: str, moves: int) -> list[tuple]:
+    """The first ``moves`` decisions of any planner: (action, values, visits)."""
+    env = gym.make(env_id)
+    env.reset(seed=3)
+    agent = make_agent(spec, seed=3)
+    out = []
+    for _ in range(moves):
+        analysis = agent.analyze(env)
+        visits = None if analysis.visits is None else list(analysis.visits)
+        out.append((analysis.action, np.nan_to_num(analysis.values), visits))
+        _, _, over, truncated, _ = env.step(analysis.action)
+        if over or truncated:
+            break
+    return out
+
+
+@pytest.mark.parametrize(
+    ("env_id", "spec"),
+    [
+        ("2048-v0", "mc"),
+        ("Threes-v0", "mcts"),
+        ("2048-v0", "lookahead"),
+        ("TicTacToe-v0", "minimax"),
+    ],
+)
+def test_other_planners_defaults_read_no_clock(env_id, spec, monkeypatch):
+    plain = decisions(env_id, spec, 3)
+    with monkeypatch.context() as patch:
+        fast_clocks(patch)
+        fast = decisions(env_id, spec, 3)
+    assert len(plain) == len(fast) == 3
+    for a, b in zip(plain, fast, strict=True):
+        assert a[0] == b[0] and a[2] == b[2]
+        np.testing.assert_array_equal(a[1], b[1])
