@@ -13,8 +13,8 @@ Every search function takes two tuples and the learned leaf:
   int64[3]`` (nodes, tt hits, node limit; a node is a position reached by a legal
   move). Once the node count passes the limit every chance node that would expand
   returns 0 at once: the search is abandoned, and its caller must see ``counters[0] >
-  counters[2]`` and throw its values away (this is how a time budget stops a search
-  that runs long).
+  counters[2]`` and throw its values away (this is how the node budget stops a
+  search that runs long).
 * ``cfg = (cutoff, reward_weight, stamp, shift, use_tt)``: ``reward_weight`` scales
   the merge rewards added along the path (2048 only).
 * ``net``: None, or the learned leaf ``(flat, runs, imgs, idx, dims)`` of an n-tuple

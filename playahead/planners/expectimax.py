@@ -24,6 +24,12 @@ game would save little (``python -m benchmarks cutoffs``). A transposition table
 on the board, the remaining depth and (Threes) the deck counts is shared by all root
 moves and emptied at each decision.
 
+Budget: the automatic depth is bounded by ``budget`` nodes per decision (default
+20,000,000), never by a clock: shallower searches first when the last one was costly,
+each deeper one started only if its nodes are predicted to fit (from node counts of
+this agent's earlier searches), so a seed gives the same game on any machine and under
+any load. ``time_limit=SECONDS`` is the explicit clock option.
+
 Learned leaves: ``evaluator="ntuple:path=DIR"`` (spec
 ``expectimax:evaluator=ntuple:path=DIR``, other options before or after it, e.g.
 ``expectimax:depth=2,evaluator=ntuple:path=runs/2048-nt``; the path must not contain a
