@@ -15,9 +15,9 @@ import re
 import sys
 from pathlib import Path
 
-from docutils import nodes
+from docutils.parsers.rst import Parser as RSTParser
 from docutils.parsers.rst import directives
-from docutils.statemachine import StringList
+from docutils.utils import new_document
 from sphinx.ext import napoleon
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
@@ -198,17 +198,21 @@ _KINDS = {
 
 
 def _foreign_member(app, what, name, obj, skip, options):
-    """Leave out classes and functions a module imports from another library
-    (``Callable``, ``Iterator``): they are not playahead's to document."""
-    if (inspect.isclass(obj) or inspect.isfunction(obj)) and not getattr(
-        obj, "__module__", "playahead"
-    ).startswith("playahead"):
-        return True
+    """Leave out classes and functions a module imports from the standard library or
+    another library (``Callable``, ``Iterator``): they are not ours to document."""
+    if inspect.isclass(obj) or inspect.isfunction(obj):
+        top = (getattr(obj, "__module__", None) or "").split(".")[0]
+        if top in sys.stdlib_module_names or top in _EXTERNAL or top == "builtins":
+            return True
     return None
 
 
-def _exists(dotted: str) -> bool:
-    """Whether ``dotted`` names a module or an attribute reachable from one."""
+_MISSING = object()
+
+
+def _find(dotted: str):
+    """The object ``dotted`` names (a module or an attribute reachable from one), or
+    ``_MISSING``."""
     parts = dotted.split(".")
     for cut in range(len(parts), 0, -1):
         try:
@@ -219,9 +223,9 @@ def _exists(dotted: str) -> bool:
             for part in parts[cut:]:
                 obj = getattr(obj, part)
         except AttributeError:
-            return False
-        return True
-    return False
+            return _MISSING
+        return obj
+    return _MISSING
 
 
 def _resolve(app, env, node, contnode):
@@ -259,9 +263,34 @@ def _resolve(app, env, node, contnode):
     scopes = [f"{module}.{cls}", module, ""] if cls else [module, ""]
     for scope in scopes:
         if target.startswith("playahead") or scope.startswith("playahead"):
-            if _exists(f"{scope}.{target}".lstrip(".")):
+            found = _find(f"{scope}.{target}".lstrip("."))
+            if found is not _MISSING:
+                # a re-export (playahead.make_agent) links to where it is defined
+                module_of = getattr(found, "__module__", "")
+                home = f"{module_of}.{getattr(found, '__qualname__', '')}"
+                entry = domain.objects.get(home)
+                if entry is not None:
+                    return make_refnode(
+                        app.builder,
+                        node["refdoc"],
+                        entry.docname,
+                        entry.node_id,
+                        contnode,
+                        home,
+                    )
                 return contnode
     return None
+
+
+def _rst(directive: SphinxDirective, text: str) -> list:
+    """``text`` parsed as reStructuredText (docstrings are reST, and a directive's own
+    ``nested_parse`` would read them as Markdown on a MyST page)."""
+    document = new_document(
+        directive.get_source_info()[0], directive.state.document.settings
+    )
+    document.reporter = directive.state.document.reporter
+    RSTParser().parse(text, document)
+    return document.children
 
 
 class EnvDoc(SphinxDirective):
@@ -282,12 +311,7 @@ class EnvDoc(SphinxDirective):
         }
         if want not in sections:
             raise self.error(f"{self.arguments[0]} has no '## {want}' section")
-        text = sections[want].strip("\n")
-        node = nodes.container()
-        self.state.nested_parse(
-            StringList(text.splitlines(), self.arguments[0]), 0, node
-        )
-        return node.children
+        return _rst(self, sections[want].strip("\n"))
 
 
 def _args_section(doc: str) -> dict[str, str]:
@@ -366,9 +390,7 @@ class AgentOptions(SphinxDirective):
             "     - meaning",
             *rows,
         ]
-        node = nodes.container()
-        self.state.nested_parse(StringList(table, f"agent {name}"), 0, node)
-        return node.children
+        return _rst(self, "\n".join(table))
 
 
 def setup(app):
