@@ -94,4 +94,4 @@ def test_the_docs_name_records_as_paths_and_the_readme_links_them():
     docs = tables.render(
         "docs/results.md", "<!-- table:strength -->\n<!-- /table:strength -->"
     )
-    assert "](benchmarks/" not in docs and "| threes-default |" in docs
+    assert "](benchmarks/" not in docs and "| threes-features-d1 |" in docs
