@@ -557,7 +557,12 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{key:20} {s.env:10} {s.agent:40} {s.games} games, seed {s.seed}")
         return
     if args.replay is not None:
-        print(replay_check(args.setting, args.replay))
+        try:
+            print(replay_check(args.setting, args.replay))
+        except ValueError as err:
+            build = SETTINGS[args.setting].build
+            how = f"; the net is built by: {build}" if build else ""
+            parser.error(f"{err}{how}")
         return
     if args.paired is not None:
         try:

@@ -105,3 +105,14 @@ def test_no_record_holds_games_of_another_setting():
         if "fingerprint" in data:  # a file from before fingerprints is never reused
             ident = data["identity"]
             assert ident["name"] == data["agent"].split(":")[0], path.name
+
+
+def test_replaying_without_the_net_says_how_to_build_it(monkeypatch, capsys):
+    setting = strength.Setting(
+        "Threes-v0", "ntuple:path=no/such/net", 1, build="playahead train X"
+    )
+    monkeypatch.setitem(strength.SETTINGS, "missing", setting)
+    with pytest.raises(SystemExit):
+        strength.main(["--setting", "missing", "--replay", "0"])
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "no/such/net" in err and err.endswith("built by: playahead train X")
