@@ -95,7 +95,8 @@ class Twenty48Env(_TileEnv):
     ## Description
     Slide numbered tiles on a 4x4 grid; two equal tiles that meet merge into their sum
     (once per move). After every move that changes the board a 2 (p = 0.9) or a 4
-    (p = 0.1) appears on a uniformly chosen empty cell. Rules: ``specs/2048.md``.
+    (p = 0.1) appears on a uniformly chosen empty cell. The rules' sources and test
+    vectors: the documentation's 2048 page (``docs/games/2048.md``).
 
     ## Action Space
     ``Discrete(4)``: 0 up, 1 right, 2 down, 3 left. ``action_masks()`` and
@@ -248,7 +249,8 @@ class ThreesEnv(_TileEnv):
     previewed card enters at the far edge of a uniformly chosen line that moved.
     Basic cards come from a shuffled deck of four 1s, 2s and 3s; once the highest card
     is 48 or more, a new card is a bonus card (6 .. max/8) with probability 1/21.
-    Rules: ``specs/threes.md``.
+    The rules' sources, and the choices where they differ: the documentation's Threes
+    page (``docs/games/threes.md``).
 
     ## Action Space
     ``Discrete(4)``: 0 up, 1 right, 2 down, 3 left, with masks as in 2048.
