@@ -38,7 +38,24 @@ def test_export_is_byte_for_byte_and_reads_back(tmp_path):
     want = load_model(run)
     np.testing.assert_array_equal(model.weights, want.weights)
     assert model.patterns == want.patterns and model.stages == (1536,)
-    assert model.meta["games"] == 7 and "rng_state" not in model.meta
+    assert model.meta == want.meta  # the generator state too
+
+
+def test_unpack_gives_back_the_checkpoint(tmp_path):
+    """export, then unpack: the same weights and metadata, so a run resumes from a
+    shipped net as from its own checkpoint."""
+    run = model_dir(tmp_path)
+    net = tmp_path / "net.npz"
+    sha = packaged.export_packaged(run, net)
+    assert (
+        packaged.main(["unpack", str(net), str(tmp_path / "back"), "--sha256", sha])
+        == 0
+    )
+    back, want = load_model(tmp_path / "back"), load_model(run)
+    np.testing.assert_array_equal(back.weights, want.weights)
+    assert back.meta == want.meta and back.stages == want.stages
+    with pytest.raises(SystemExit, match="damaged .* expected 0{64}"):
+        packaged.main(["unpack", str(net), str(tmp_path / "x"), "--sha256", "0" * 64])
 
 
 @pytest.mark.parametrize("damage", ["flip", "truncate", "swap", "missing"])

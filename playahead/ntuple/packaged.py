@@ -10,7 +10,13 @@ error that names the file and the sha256 it should have, and nothing in it is ru
 
 ``evaluator=ntuple`` (no path) is the packaged net of the game being played
 (:func:`packaged_model`); :func:`export_packaged` writes a training run's checkpoint in
-this form, the same bytes for the same weights (fixed zip timestamps and order).
+this form, the same bytes for the same weights (fixed zip timestamps and order), and
+:func:`unpack_checkpoint` turns the file back into that checkpoint (the training
+metadata, generator state included, travels in ``meta``), so a run resumes from the
+shipped net on a fresh machine::
+
+    python -m playahead.ntuple.packaged export RUN_DIR playahead/data/NAME.npz
+    python -m playahead.ntuple.packaged unpack playahead/data/NAME.npz RUN_DIR
 """
 
 from __future__ import annotations
@@ -72,7 +78,7 @@ def export_packaged(model_dir: str | Path, out: str | Path) -> str:
         "patterns": list(model.patterns),
         "stages": list(model.stages),
         "weights_sha256": weights_sha256(model.weights),
-        "training": {k: v for k, v in model.meta.items() if k != "rng_state"},
+        "training": model.meta,
     }
     arrays = {
         "mask": np.packbits(keep),
@@ -158,7 +164,6 @@ def read_packaged(path: str | Path, sha256: str | None) -> NTupleModel:
     if weights_sha256(weights) != meta.get("weights_sha256"):
         raise PackagedNetError(f"{path}: the weights do not match their sha256")
     train_meta = dict(meta.get("training", {}))
-    train_meta["packaged"] = path.name
     return NTupleModel(
         env_id, patterns, weights, dict(meta["env_kwargs"]), train_meta, stages
     )
@@ -185,3 +190,41 @@ def packaged_model(env_id: str = "Threes-v0") -> NTupleModel:
     """The packaged net for ``env_id``, read once per process and sha256-checked."""
     path, sha = packaged_path(env_id)
     return read_packaged(path, sha)
+
+
+def unpack_checkpoint(path: str | Path, out: str | Path, sha256: str | None = None):
+    """Write the packaged net ``path`` as a training checkpoint in ``out`` (the
+    ``weights.npz`` and ``model.json`` that ``playahead train ntuple --resume``
+    continues); returns ``out``."""
+    return read_packaged(path, sha256).save(out)
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m playahead.ntuple.packaged",
+        description="write a training run as a packaged net, or a packaged net "
+        "back as a training checkpoint",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    ex = sub.add_parser("export", help="RUN_DIR -> packaged .npz (prints its sha256)")
+    ex.add_argument("run")
+    ex.add_argument("file")
+    un = sub.add_parser("unpack", help="packaged .npz -> RUN_DIR to --resume")
+    un.add_argument("file")
+    un.add_argument("run")
+    un.add_argument("--sha256", default=None, help="refuse the file unless it has it")
+    a = parser.parse_args(argv)
+    try:
+        if a.command == "export":
+            print(export_packaged(a.run, a.file))
+        else:
+            print(unpack_checkpoint(a.file, a.run, a.sha256))
+    except ValueError as err:
+        raise SystemExit(f"python -m playahead.ntuple.packaged: {err}") from None
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
