@@ -83,8 +83,8 @@ loadtest: $(VENV)/.test-installed
 	$(PY) -m playahead.tools.serve.loadtest --clients 64 --requests 3000
 
 lint: $(VENV)/.test-installed
-	$(VENV)/bin/ruff check playahead tests benchmarks examples
-	$(VENV)/bin/ruff format --check playahead tests benchmarks examples
+	$(VENV)/bin/ruff check playahead tests benchmarks examples docs/conf.py docs/conftest.py
+	$(VENV)/bin/ruff format --check playahead tests benchmarks examples docs/conf.py docs/conftest.py
 
 clean:
 	rm -rf $(VENV) $(TP_VENV) build *.egg-info
