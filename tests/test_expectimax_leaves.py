@@ -245,3 +245,13 @@ def test_packaged_net_plays_threes_only(shipped):
     agent = playahead.make_agent("expectimax:depth=1,evaluator=ntuple")
     with pytest.raises(ValueError, match="plays Threes-v0, not 2048-v0"):
         agent.act(env)
+
+
+def test_packaged_net_is_named_by_its_sha256(shipped):
+    """Games of ``evaluator=ntuple`` belong to one shipped net: the resolved options
+    (which key the evaluator's store) carry its sha256."""
+    from playahead.agents import resolved_options
+    from playahead.ntuple import packaged
+
+    got = resolved_options("expectimax:depth=2,evaluator=ntuple", "Threes-v0")
+    assert got["evaluator"] == f"ntuple:sha256={packaged.PACKAGED['Threes-v0'][1]}"

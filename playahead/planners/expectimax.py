@@ -220,7 +220,8 @@ class ExpectimaxAgent(Planner):
         filled. Options that cannot act are left out (``budget``, ``min_depth`` and
         ``max_depth`` of a fixed ``depth`` without a time limit), so games of
         ``expectimax:depth=3`` stay the same agent's games when a budget default
-        changes; an evaluator object is named by its ``name``.
+        changes; an evaluator object is named by its ``name``, the packaged net
+        (``evaluator=ntuple``) by its file's sha256.
         """
         out = dict(options)
         game = _ENV_GAMES.get(env_id or "")
@@ -238,6 +239,10 @@ class ExpectimaxAgent(Planner):
                 auto = out.get("depth") is None
                 cutoff = AUTO_PROB_CUTOFF[game] if auto else DEFAULT_PROB_CUTOFF
                 out["prob_cutoff"] = cutoff
+        if out.get("evaluator") == "ntuple":  # the packaged net, named by its sha256
+            from playahead.ntuple.packaged import PACKAGED
+
+            out["evaluator"] = f"ntuple:sha256={PACKAGED.get('Threes-v0', ('', ''))[1]}"
         if out.get("depth") is not None:
             out.pop("min_depth", None)
             if out.get("time_limit") is None:
