@@ -342,7 +342,7 @@ function showHint(data) {
   }
   table.tHead.hidden = false;
   const seconds = data.stats.seconds !== undefined ? ` in ${data.stats.seconds.toFixed(2)} s` : "";
-  $("hint-note").textContent = `${data.agent}: ${data.unit}${seconds}`;
+  $("hint-note").textContent = `${data.agent}${seconds}`;
 }
 
 // ---------------------------------------------------------------- events
