@@ -85,6 +85,8 @@ def _start_model(start, warmup: int) -> NTupleModel:
         0,
         warmup,
         0.1,
+        0.0,
+        False,
         model.weights,
         k.pattern_runs(model.cells),
         np.random.default_rng(0),
@@ -94,6 +96,8 @@ def _start_model(start, warmup: int) -> NTupleModel:
         none,
         none,
         ONE_STAGE,
+        *_td.NO_STARTS,
+        0.0,
     )
     model.meta["games"] = warmup
     return model
@@ -120,7 +124,23 @@ def measure(
 
     def fused(w, rng):
         return _td.train_games(
-            0, games, 0.1, w, runs, rng, moves, rewards, 0, rows, none, none, ONE_STAGE
+            0,
+            games,
+            0.1,
+            0.0,
+            False,
+            w,
+            runs,
+            rng,
+            moves,
+            rewards,
+            0,
+            rows,
+            none,
+            none,
+            ONE_STAGE,
+            *_td.NO_STARTS,
+            0.0,
         )
 
     def unfused(w, rng):
@@ -132,6 +152,8 @@ def measure(
         0,
         1,
         0.1,
+        0.0,
+        False,
         small.weights,
         small_runs,
         np.random.default_rng(0),
@@ -142,6 +164,8 @@ def measure(
         none,
         none,
         ONE_STAGE,
+        *_td.NO_STARTS,
+        0.0,
     )
     unfused_games(
         1, 0.1, small.weights, small.cells, np.random.default_rng(0), moves, rewards

@@ -1,5 +1,6 @@
-"""Plain-Python n-tuple value, TD(0)/TC(0) training: the references the compiled
-kernels of ``playahead.ntuple`` are checked against.
+"""Plain-Python n-tuple value, TD(lambda)/TC training with restarts and saved start
+positions: the references the compiled kernels of ``playahead.ntuple`` are checked
+against.
 
 Boards are read into a 4x4 list grid; the 8 images are made with list flips and a
 transpose; weights are read one by one. Chance comes from the games' own rule
@@ -87,15 +88,21 @@ def td_step(board, code, exact, alpha, weights, patterns, tc=None) -> float:
     return value(board, code, weights, patterns)
 
 
-def play(game, weights, patterns, rng, moves, rewards, bonus_preview, stages=()):
-    """One greedy game: ``(afterstates, codes, gains, score, top_rank)``; ``stages``:
-    the stage ranks of a multi-stage net."""
-    if game == 0:
+def play(
+    game, weights, patterns, rng, moves, rewards, bonus_preview, stages=(), start=None
+):
+    """One greedy game from a new start or from ``start = (board, cards)``:
+    ``(afterstates, codes, gains, points, top_rank, positions)``, ``positions[t]`` the
+    (board, cards) before move ``t``; ``stages``: the stage ranks of a multi-stage
+    net."""
+    if start is not None:
+        board, cards = start
+    elif game == 0:
         board, cards = np.uint64(twenty48.new_game(rng)), 0
     else:
         board, cards = threes.new_game(rng, bonus_preview)
     board = np.uint64(board)
-    afters, codes, gains, score = [], [], [], 0
+    afters, codes, gains, positions, score = [], [], [], [], 0
     while not (game == 1 and twenty48.max_rank(board) == threes.RANK_12288):
         code = preview_code(cards) if game == 1 else 0
         best, choice = -np.inf, None
@@ -122,6 +129,7 @@ def play(game, weights, patterns, rng, moves, rewards, bonus_preview, stages=())
             gains[-1] += r
         afters.append(after)
         codes.append(code)
+        positions.append((board, cards))
         if game == 0:
             board = np.uint64(twenty48.spawn(after, rng))
             gains.append(0)
@@ -133,24 +141,60 @@ def play(game, weights, patterns, rng, moves, rewards, bonus_preview, stages=())
             board = np.uint64(board)
             gains.append(int(full) - r)
             score += int(full)
-    return afters, codes, gains, score, int(twenty48.max_rank(board))
+    return afters, codes, gains, score, int(twenty48.max_rank(board)), positions
 
 
-def train(game, n_games, alpha, weights, patterns, rng, rules, tc=None, stages=()):
-    """Play and learn ``n_games`` games in place; rows of (score, top rank, moves)."""
-    moves, rewards, bonus = rules
-    rows = []
-    for _ in range(n_games):
-        afters, codes, gains, score, top = play(
-            game, weights, patterns, rng, moves, rewards, bonus, stages
-        )
-        exact = 0.0
-        for t in range(len(afters) - 1, -1, -1):
-            v = td_step(afters[t], codes[t], exact, alpha, weights, patterns, tc)
-            if t > 0:
+def learn(afters, codes, gains, alpha, weights, patterns, tc=None, lam=0.0):
+    """The backward pass: the lambda-return ``exact = r + (lam * exact + (1 - lam) *
+    V')`` from the end of the game (``exact = r + V'`` for TD(0))."""
+    exact = 0.0
+    for t in range(len(afters) - 1, -1, -1):
+        v = td_step(afters[t], codes[t], exact, alpha, weights, patterns, tc)
+        if t > 0:
+            if lam == 0:
                 exact = gains[t - 1] + v
-        rows.append((score, top, len(afters)))
-    return rows
+            else:
+                exact = gains[t - 1] + (lam * exact + (1 - lam) * v)
+
+
+def train(
+    game,
+    n_games,
+    alpha,
+    weights,
+    patterns,
+    rng,
+    rules,
+    tc=None,
+    stages=(),
+    lam=0.0,
+    restart=False,
+    starts=(),
+    share=0.0,
+):
+    """Play and learn ``n_games`` games in place; rows of (points, top rank, moves)
+    of each game's first episode, and the number of TD updates. ``restart``: replay
+    each episode of at least 10 moves from the position before its middle move, until
+    one is shorter; ``starts``: (board, cards) pairs a game starts from with
+    probability ``share``."""
+    moves, rewards, bonus = rules
+    rows, updates = [], 0
+    for g in range(n_games):
+        start = None
+        if starts and rng.random() < share:
+            start = starts[min(int(rng.random() * len(starts)), len(starts) - 1)]
+        while True:
+            afters, codes, gains, score, top, positions = play(
+                game, weights, patterns, rng, moves, rewards, bonus, stages, start
+            )
+            learn(afters, codes, gains, alpha, weights, patterns, tc, lam)
+            updates += len(afters)
+            if len(rows) == g:  # the first episode stands for the game
+                rows.append((score, top, len(afters)))
+            if not (restart and len(afters) >= 10):
+                break
+            start = positions[len(afters) // 2]
+    return rows, updates
 
 
 # ------------------------------------------- expectimax with learned leaves (faces)

@@ -106,19 +106,23 @@ def _rules(game):
 
 
 @pytest.mark.parametrize(
-    ("game", "n_games", "tc", "stages"),
+    ("game", "n_games", "tc", "stages", "lam", "restart"),
     [
-        (0, 3, False, ()),
-        (1, 2, False, ()),
-        (0, 2, True, ()),
-        (1, 1, True, ()),
-        (0, 3, False, (5, 7)),  # multi-stage: 32 and 128 start new weight sets
-        (1, 2, True, (6,)),  # 24
+        (0, 3, False, (), 0.0, False),
+        (1, 2, False, (), 0.0, False),
+        (0, 2, True, (), 0.0, False),
+        (1, 1, True, (), 0.0, False),
+        (0, 3, False, (5, 7), 0.0, False),  # multi-stage: 32 and 128 start new sets
+        (1, 2, True, (6,), 0.0, False),  # 24
+        (0, 2, False, (), 0.5, False),  # TD(lambda)
+        (1, 2, False, (6,), 1.0, False),  # Monte Carlo returns, staged Threes
+        (0, 2, True, (), 0.5, True),  # the default recipe: TC, lambda, restarts
+        (1, 1, True, (6,), 0.5, True),
     ],
 )
-def test_training_matches_reference(game, n_games, tc, stages):
+def test_training_matches_reference(game, n_games, tc, stages, lam, restart):
     """Same seed, same games and bit for bit the same weights (and TC accumulators)
-    as the plain-Python TD(0) / TC(0) reference, from an optimistic start."""
+    as the plain-Python TD(lambda) / TC reference, from an optimistic start."""
     runs = k.pattern_runs(k.symmetric_cells(PATTERNS))
     codes = (1 if game == 0 else 4) * (len(stages) + 1)
     weights = np.full((2, codes, 16**3), 0.5, np.float32)
@@ -133,9 +137,9 @@ def test_training_matches_reference(game, n_games, tc, stages):
     rules = _rules(game)
     rng = np.random.default_rng(11)
     ranks = np.array(stages, np.int64)
-    args = (weights, runs, rng, *rules, out, e, a, ranks)
-    n = _td.train_games(game, n_games, 0.1, *args)
-    rows = naive.train(
+    args = (weights, runs, rng, *rules, out, e, a, ranks, *_td.NO_STARTS, 0.0)
+    n = _td.train_games(game, n_games, 0.1, lam, restart, *args)
+    rows, updates = naive.train(
         game,
         n_games,
         0.1,
@@ -145,9 +149,12 @@ def test_training_matches_reference(game, n_games, tc, stages):
         rules,
         ref_tc,
         stages,
+        lam=lam,
+        restart=restart,
     )
     assert out.tolist() == [list(r) for r in rows]
-    assert n == sum(r[2] for r in rows) > 20
+    assert n == updates > 20
+    assert (n > sum(r[2] for r in rows)) == restart  # restarts add episodes
     np.testing.assert_array_equal(weights, ref)
     assert not np.array_equal(weights, np.full_like(weights, 0.5))
     base = 1 if game == 0 else 4
@@ -157,6 +164,65 @@ def test_training_matches_reference(game, n_games, tc, stages):
         np.testing.assert_array_equal(e, ref_tc[0])
         np.testing.assert_array_equal(a, ref_tc[1])
         assert (a >= np.abs(e)).all() and a.max() > 0
+
+
+def _train_kernel(game, lam, weights, seed=3, n_games=2, starts=_td.NO_STARTS, share=0):
+    runs = k.pattern_runs(k.symmetric_cells(PATTERNS))
+    none = np.zeros(0, np.float32)
+    out = np.empty((n_games, 3), np.int64)
+    rng = np.random.default_rng(seed)
+    rest = (out, none, none, np.zeros(0, np.int64), *starts, share)
+    _td.train_games(
+        game, n_games, 0.1, lam, False, weights, runs, rng, *_rules(game), *rest
+    )
+    return out
+
+
+def test_lambda_changes_the_targets_and_zero_is_td0():
+    """lambda = 0 is TD(0) bit for bit (the reference's TD(0) pass); lambda = 0.5
+    learns other weights from the same games."""
+    w0 = np.zeros((2, 1, 16**3), np.float32)
+    ref = w0.copy()
+    _train_kernel(0, 0.0, w0)
+    naive.train(0, 2, 0.1, ref, PATTERNS, np.random.default_rng(3), _rules(0))
+    np.testing.assert_array_equal(w0, ref)
+    half = np.zeros_like(w0)
+    _train_kernel(0, 0.5, half)
+    assert not np.array_equal(half, w0)
+
+
+@pytest.mark.parametrize("game", [0, 1])
+def test_games_start_from_saved_positions(game):
+    """With share 1 every game starts from one of the saved positions (the same one
+    the reference picks), and a saved position's points count from there."""
+    rng = np.random.default_rng(4)
+    rules = _rules(game)
+    saved = []
+    for _ in range(3):  # positions 20 moves into greedy games of an empty net
+        w = np.zeros((2, 4, 16**3), np.float32)
+        _, _, _, _, _, positions = naive.play(game, w, PATTERNS, rng, *rules)
+        saved.append(positions[min(20, len(positions) - 1)])
+    boards = np.array([b for b, _ in saved], np.uint64)
+    cards = np.array([c for _, c in saved], np.int64)
+    codes = 1 if game == 0 else 4
+    weights = np.zeros((2, codes, 16**3), np.float32)
+    ref = weights.copy()
+    out = _train_kernel(game, 0.5, weights, 9, 4, (boards, cards), 1.0)
+    rows, _ = naive.train(
+        game,
+        4,
+        0.1,
+        ref,
+        PATTERNS,
+        np.random.default_rng(9),
+        rules,
+        lam=0.5,
+        starts=saved,
+        share=1.0,
+    )
+    assert out.tolist() == [list(r) for r in rows]
+    np.testing.assert_array_equal(weights, ref)
+    assert (out[:, 2] > 0).all()
 
 
 def test_staged_code_counts_the_stages_the_largest_tile_reaches():

@@ -18,13 +18,20 @@ from playahead.ntuple.train import evaluate, train_ntuple
 SMALL = ("0123", "4567", "0145", "4589")
 
 
+TD0 = {"tc": False, "lam": 0.0, "restarts": False}
+
+
 def _train(tmp_path, name, games, seed=0, eval_every=None, env_id="2048-v0", **kw):
+    """A small run; a new one trains by plain TD(0) unless ``kw`` says otherwise
+    (``recipe=True``: the env's default recipe)."""
+    if not kw.pop("recipe", False) and not kw.get("resume"):
+        kw = {**TD0, **kw}
+    kw.setdefault("patterns", SMALL)
     return train_ntuple(
         env_id,
         games,
         tmp_path / name,
         seed=seed,
-        patterns=SMALL,
         eval_every=eval_every or games,
         eval_games=5,
         progress=False,
@@ -251,17 +258,20 @@ def test_cli_resume_continues(tmp_path):
     assert bad.returncode != 0 and "hex cells" in bad.stderr
 
 
-def test_sigterm_checkpoints_a_run_that_resumes_to_the_same_network(tmp_path):
-    """``kill`` on a background run (or Ctrl-C): it stops after the current chunk of
-    games with a checkpoint there, and resuming from it trains the network one
-    uninterrupted run trains."""
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT", "SIGKILL"])
+def test_a_stopped_run_resumes_to_the_same_network(tmp_path, signame):
+    """The default recipe (TD(lambda), TC accumulators, restarts), stopped by
+    ``kill`` or Ctrl-C (a checkpoint after the current chunk of games) or by
+    ``kill -9`` (the last checkpoint stays): resuming trains the network one
+    uninterrupted run trains, with no evaluation row written twice."""
     import signal
     import time
 
+    sig = getattr(signal, signame)
     out = tmp_path / "run"
     command = [sys.executable, "-m", "playahead", "train", "ntuple", "--env", "2048-v0"]
     command += ["--games", "50000000", "--out", str(out), "--patterns", ",".join(SMALL)]
-    command += ["--eval-every", "1000", "--eval-games", "2", "--tc", "--no-progress"]
+    command += ["--eval-every", "1000", "--eval-games", "2", "--no-progress"]
     command += ["--no-tensorboard"]
     proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
@@ -269,18 +279,28 @@ def test_sigterm_checkpoints_a_run_that_resumes_to_the_same_network(tmp_path):
         while not (out / "model.json").exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.3)  # past the first checkpoint, into the next chunks
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(sig)
         _, err = proc.communicate(timeout=120)
     finally:
         proc.kill()
-    assert proc.returncode == 130 and "--resume" in err, err
+    if sig == signal.SIGKILL:
+        assert proc.returncode == -signal.SIGKILL
+    else:
+        assert proc.returncode == 130 and "--resume" in err, err
     stopped = load_model(out).meta["games"]
-    assert 1000 < stopped < 50_000_000
+    assert 1000 <= stopped < 50_000_000
     total = stopped + 700
     resumed = load_model(_train(tmp_path, "run", total, resume=True))
-    one = load_model(_train(tmp_path, "one", total, tc=True))
+    one = load_model(_train(tmp_path, "one", total, recipe=True))
     assert resumed.meta["games"] == one.meta["games"] == total
+    assert (one.meta["tc"], one.meta["lambda"], one.meta["restarts"]) == (
+        True,
+        0.5,
+        True,
+    )
     np.testing.assert_array_equal(resumed.weights, one.weights)
+    games = [r.split(",")[0] for r in (out / "progress.csv").read_text().split()[1:]]
+    assert len(games) == len(set(games)) and games[-1] == str(total)
 
 
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
@@ -346,9 +366,10 @@ def test_resume_with_a_new_rate_is_recorded_and_reproducible(tmp_path):
         runs.append(load_model(_train(tmp_path, name, 60, resume=True, lr=0.01)))
     np.testing.assert_array_equal(runs[0].weights, runs[1].weights)
     assert runs[0].meta["lr"] == 0.01
+    plain = {"tc": False, "lambda": 0.0, "restarts": False}
     assert runs[0].meta["schedule"] == [
-        {"from_game": 0, "lr": 0.1, "tc": False},
-        {"from_game": 30, "lr": 0.01, "tc": False},
+        {"from_game": 0, "lr": 0.1, **plain},
+        {"from_game": 30, "lr": 0.01, **plain},
     ]
     _train(tmp_path, "same", 30)
     same = load_model(_train(tmp_path, "same", 60, resume=True))
@@ -369,6 +390,8 @@ def test_tc_switched_on_at_resume_starts_fresh_and_survives_a_checkpoint(tmp_pat
         "from_game": 30,
         "lr": 0.1,
         "tc": True,
+        "lambda": 0.0,
+        "restarts": False,
     }
     assert (tmp_path / "two" / "tc_e.npz").is_file()
 
@@ -380,12 +403,16 @@ def test_cli_changes_rate_and_tc_on_resume(tmp_path):
     opts += ["--no-progress", "--no-tensorboard"]
     subprocess.run([*base, "--games", "20", "--tc", *opts], check=True)
     subprocess.run(
-        [*base, "--games", "40", *opts, "--resume", "--lr", "0.05", "--no-tc"],
+        [*base, "--games", "40", *opts, "--resume", "--lr", "0.05", "--no-tc"]
+        + ["--lambda", "0.25", "--no-restarts"],
         check=True,
     )
     meta = json.loads((out / "model.json").read_text())
     assert (meta["lr"], meta["tc"], meta["games"]) == (0.05, False, 40)
-    assert meta["schedule"][-1] == {"from_game": 20, "lr": 0.05, "tc": False}
+    assert meta["schedule"] == [
+        {"from_game": 0, "lr": 1.0, "tc": True, "lambda": 0.5, "restarts": True},
+        {"from_game": 20, "lr": 0.05, "tc": False, "lambda": 0.25, "restarts": False},
+    ]
 
 
 def test_multi_stage_net_trains_saves_and_plays(tmp_path):
@@ -411,6 +438,7 @@ def test_multi_stage_net_trains_saves_and_plays(tmp_path):
 
     moves, rewards, _ = threes.tables(True)
     code = preview_code(np.int64(state.cards))
+    so_far = threes.score_faces(threes.to_faces(state.board))  # values: final scores
     cells = [tuple(int(c, 16) for c in p) for p in model.patterns]
     for a in range(4):
         after, moved, r = threes.move(np.uint64(state.board), a, moves, rewards)
@@ -418,7 +446,7 @@ def test_multi_stage_net_trains_saves_and_plays(tmp_path):
             assert np.isnan(got[a])
             continue
         c = naive.staged(np.uint64(after), int(code), 4, (6, 8))
-        want = r + naive.value(np.uint64(after), c, model.weights, cells)
+        want = so_far + r + naive.value(np.uint64(after), c, model.weights, cells)
         assert got[a] == pytest.approx(want, rel=1e-12)
     again = load_model(model.save(tmp_path / "copy"))
     assert again.stages == (24, 96)
@@ -480,6 +508,8 @@ def test_resume_with_stages_splits_a_one_stage_net(tmp_path):
         "from_game": 40,
         "lr": 0.05,
         "tc": False,
+        "lambda": 0.0,
+        "restarts": False,
         "stages": [16, 64],
     }
     assert not np.array_equal(split.weights[:, 0], split.weights[:, 2])  # specialised
@@ -490,3 +520,122 @@ def test_resume_with_stages_splits_a_one_stage_net(tmp_path):
     _train(tmp_path, "tc", 20, tc=True)
     with pytest.raises(ValueError, match="trained with tc"):
         _train(tmp_path, "tc", 40, resume=True, stages="16")
+
+
+def test_the_default_2048_recipe_is_td_lambda_with_tc_and_restarts(tmp_path):
+    a = load_model(_train(tmp_path, "a", 60, seed=3, recipe=True))
+    b = load_model(_train(tmp_path, "b", 60, seed=3, recipe=True))
+    assert (a.meta["lr"], a.meta["tc"], a.meta["lambda"], a.meta["restarts"]) == (
+        1.0,
+        True,
+        0.5,
+        True,
+    )
+    np.testing.assert_array_equal(a.weights, b.weights)  # same seed, same net
+    assert a.meta["updates"] > a.meta["moves"]  # the restarts' episodes learn too
+    assert (tmp_path / "a" / "tc_a.npz").is_file()
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"patterns": "4x7"}, "unknown pattern set '4x7'"),
+        ({"patterns": "0123,3210"}, "cover the same cells"),
+        ({"patterns": "0123,012g"}, "hex cells 0-f"),
+        ({"patterns": "0123,0124z"}, "hex cells 0-f"),
+        ({"lam": 1.5}, r"lambda must be in \[0, 1\]"),
+        ({"lam": -0.1}, r"lambda must be in \[0, 1\]"),
+        ({"stages": "4096,2048"}, "ascending"),
+        ({"workers": 0}, "workers must be"),
+        ({"start_share": 2.0}, "start_share"),
+    ],
+)
+def test_bad_options_fail_in_one_line_before_any_game(tmp_path, options, match):
+    with pytest.raises(ValueError, match=match) as err:
+        _train(tmp_path, "bad", 5, **options)
+    assert "\n" not in str(err.value)
+    assert not (tmp_path / "bad").exists()
+
+
+def test_a_net_larger_than_the_memory_is_refused_before_allocating(
+    tmp_path, monkeypatch
+):
+    from playahead.ntuple import model as model_module
+
+    monkeypatch.setattr(model_module, "available_memory", lambda: 2**30)
+    with pytest.raises(ValueError, match="needs 1,536 MB but only 1,024 MB") as err:
+        _train(tmp_path, "big", 5, patterns="8x6", tc=True)  # 3 x 512 MB
+    assert "\n" not in str(err.value) and not (tmp_path / "big").exists()
+
+
+def test_named_pattern_sets_are_the_published_ones():
+    from playahead.ntuple.model import DEFAULT_PATTERNS, PATTERN_SETS, parse_patterns
+
+    assert parse_patterns("4x6") == DEFAULT_PATTERNS == parse_patterns("4X6")
+    assert set(DEFAULT_PATTERNS) < set(parse_patterns("5x6"))
+    assert "89abcd" in parse_patterns("5x6")  # ziap's nw5x6: the third row's pair
+    for name, patterns in PATTERN_SETS.items():
+        n, k = map(int, name.split("x"))
+        assert len(patterns) == n and {len(p) for p in patterns} == {k}
+        assert parse_patterns(",".join(patterns)) == patterns  # valid, no repeats
+
+
+def test_threes_stages_reach_6144_and_train(tmp_path):
+    path = _train(tmp_path, "t", 20, env_id="Threes-v0", stages="1536,3072,6144")
+    model = load_model(path)
+    assert model.stages == (1536, 3072, 6144)
+    assert model.stage_ranks.tolist() == [12, 13, 14]
+    assert model.weights.shape == (4, 4 * 4, 16**4)
+
+
+def _positions(tmp_path, env_id, n=5):
+    """``n`` positions 30 moves into games of first legal moves, as an npz."""
+    env = gym.make(env_id)
+    boards, cards = [], []
+    for seed in range(n):
+        env.reset(seed=seed)
+        for _ in range(30):
+            env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+        state = env.unwrapped.clone_state()
+        boards.append(int(state.board))
+        cards.append(int(getattr(state, "cards", 0)))
+    path = tmp_path / f"starts-{env_id}.npz"
+    np.savez(path, board=np.array(boards, np.uint64), cards=np.array(cards, np.int64))
+    return path
+
+
+def test_games_start_from_saved_positions_and_resume_needs_the_same_file(tmp_path):
+    starts = _positions(tmp_path, "Threes-v0")
+    kw = {"env_id": "Threes-v0", "starts": starts, "start_share": 1.0}
+    run = _train(tmp_path, "s", 30, eval_every=15, **kw)
+    meta = load_model(run).meta
+    assert meta["starts"]["positions"] == 5 and meta["starts"]["share"] == 1.0
+    assert meta["starts"]["file"] == starts.name
+    plain = load_model(_train(tmp_path, "p", 30, env_id="Threes-v0"))
+    assert plain.meta["moves"] != meta["moves"]
+    one = load_model(_train(tmp_path, "one", 60, eval_every=15, **kw))
+    resumed = _train(tmp_path, "s", 60, eval_every=15, resume=True, **kw)
+    np.testing.assert_array_equal(load_model(resumed).weights, one.weights)
+    with pytest.raises(ValueError, match="pass the file again"):
+        _train(tmp_path, "s", 90, env_id="Threes-v0", resume=True)
+    other = _positions(tmp_path, "2048-v0")
+    with pytest.raises(ValueError, match="not the start positions"):
+        _train(tmp_path, "s", 90, resume=True, **{**kw, "starts": other})
+    over = tmp_path / "over.npz"
+    full = np.uint64(int("123456789abcdef1" * 1, 16))  # no two equal neighbours
+    np.savez(over, board=np.array([full], np.uint64))
+    with pytest.raises(ValueError, match="position 0 has no legal move"):
+        _train(tmp_path, "x", 5, starts=over)
+
+
+def test_workers_train_one_net_together(tmp_path):
+    """Two threads over the same weights: every game counted once, the net learns;
+    one worker is the deterministic trainer."""
+    two = load_model(_train(tmp_path, "two", 2000, workers=2))
+    assert two.meta["games"] == 2000 and two.meta["workers"] == 2
+    before = evaluate(NTupleModel.new("2048-v0", SMALL), 40, first_seed=5)
+    after = evaluate(two, 40, first_seed=5)
+    assert after[:, 0].mean() > 1.5 * before[:, 0].mean()
+    a = load_model(_train(tmp_path, "a", 100, workers=1))
+    b = load_model(_train(tmp_path, "b", 100))
+    np.testing.assert_array_equal(a.weights, b.weights)

@@ -1,12 +1,28 @@
-"""Compiled afterstate TD(0) for n-tuple nets: greedy games and the backward pass.
+"""Compiled afterstate TD(lambda) for n-tuple nets: greedy games and the backward pass.
 
-Training is the backward pass of TDL2048-Demo over each finished game: with
-``exact = 0`` at the end, each afterstate, last first, gets ``error = exact -
-V(after)``, then ``V += alpha * error`` spread over the ``8 * P`` lookups, and ``exact =
-r_move + r_chance_before + V(after)``. With temporal coherence (``tc``, Jaskowski's
-TC(0)) each weight ``i`` moves by ``alpha / (8 * P) * error * |E_i| / A_i`` instead (1
-while ``A_i`` is 0), then ``E_i += error`` and ``A_i += |error|``; a weight a board
-reads twice gets both steps, one after the other.
+Training is the backward pass of TDL2048-Demo over each finished game, with the
+lambda-return of ziap/2048-tdl and TDL2048+: with ``exact = 0`` at the end, each
+afterstate, last first, gets ``error = exact - V(after)``, then ``V += alpha * error``
+spread over the ``8 * P`` lookups, and ``exact = r + (lambda * exact + (1 - lambda) *
+V'(after))``, where ``r`` is the reward that came before this afterstate's successor
+(the next move's, plus for Threes the entering card's) and ``V'`` the value just
+updated. ``lambda = 0`` is TD(0) (``exact = r + V'``, the same bits as before lambda
+existed). With temporal coherence (``tc``, Jaskowski's TC(0)) each weight ``i`` moves by
+``alpha / (8 * P) * error * |E_i| / A_i`` instead (1 while ``A_i`` is 0), then ``E_i +=
+error`` and ``A_i += |error|``; a weight a board reads twice gets both steps, one after
+the other.
+
+Restarts (Matsuzaki's restart strategy, as ziap/2048-tdl and TDL2048+ run it): after a
+game of ``n >= RESTART_MIN`` moves, play again from the position before move ``n //
+2`` of it (the recorded board and, for Threes, the cards word), learn from that episode
+alone, and repeat while the episodes are that long. They count as one training game
+(the first episode's score, top tile and moves are reported); every episode's moves
+are TD updates. No draw decides a restart, so the run's generator stays the one owner
+of chance.
+
+Start positions: a game starts from saved position ``j`` (a board and a cards word)
+when ``rng.random() < start_share``, ``j = min(int(rng.random() * M), M - 1)``; with
+no saved positions nothing is drawn.
 
 Chance comes from the ``np.random.Generator`` the caller passes in, through the
 games' own compiled rules (:mod:`playahead.games.twenty48`,
@@ -16,7 +32,8 @@ Speed: :func:`play` writes the flat weight indices of every chosen afterstate in
 trail while it picks moves, so :func:`learn` only reads, adds and re-reads them; all
 lookups go through :func:`~playahead.ntuple._kernels.lookups` (eight board images made
 with bit operations, each pattern cut out as runs of nibbles, loads prefetched).
-The values and updates are bit for bit those of ``value`` and ``update``.
+The values and updates are bit for bit those of ``value`` and ``update``. The kernels
+release the GIL (``nogil``), so several threads can train one net (``workers``).
 """
 
 from __future__ import annotations
@@ -29,6 +46,8 @@ from playahead.ntuple._kernels import N_CODES, lookups, preview_code, read, stag
 from playahead.ntuple._prefetch import prefetch
 
 MAX_MOVES = 1 << 17  # longer than any 2048 (or Threes) game the 4-bit board can hold
+RESTART_MIN = 10  # episodes at least this long are replayed from their middle
+NO_STARTS = (np.zeros(0, np.uint64), np.zeros(0, np.int64))
 
 
 def trail_buffers(runs, moves: int = MAX_MOVES):
@@ -39,27 +58,48 @@ def trail_buffers(runs, moves: int = MAX_MOVES):
     )
 
 
-@nb.njit(cache=True)
-def play(game, weights, runs, rng, moves, rewards, bonus_preview, trail, gains, stages):
-    """One greedy game on ``reward + V(afterstate)`` from a new start (``game`` 0 is
-    2048, 1 Threes; first action wins ties).
+@nb.njit(cache=True, nogil=True)
+def play(
+    game,
+    weights,
+    runs,
+    rng,
+    moves,
+    rewards,
+    bonus_preview,
+    trail,
+    gains,
+    stages,
+    start,
+    start_cards,
+    states,
+    cards_at,
+):
+    """One greedy game on ``reward + V(afterstate)`` (``game`` 0 is 2048, 1 Threes;
+    first action wins ties) from a new start (``start`` 0) or from board ``start``
+    with cards word ``start_cards`` (0 for 2048).
 
     Records in ``trail[t]`` the flat weight indices of the ``t``-th afterstate (its
     preview code and, with ``stages``, its stage included: see
     :func:`~playahead.ntuple._kernels.staged`) and in ``gains[t]`` the reward that
-    came after it (the next move's plus, for Threes, the entering card's points).
-    Returns ``(score, top_rank, n_moves)``.
+    came after it (the next move's plus, for Threes, the entering card's points); if
+    ``states`` (uint64) and ``cards_at`` (int64) are not empty, the position before
+    move ``t`` in them. Returns ``(points, top_rank, n_moves)``; ``points`` are those
+    gained in this game (from a saved position: since that position).
     """
     flat = weights.reshape(-1)
     n_codes, size = weights.shape[1], weights.shape[2]
     n_base = 1 if game == 0 else N_CODES
     width = trail.shape[1]
+    record = states.size > 0
     imgs = np.empty(8, np.uint64)
     idx = np.empty(4 * width, np.int64)
     acts = np.empty(4, np.int64)
     afts = np.empty(4, np.uint64)
     rews = np.empty(4, np.int64)
-    if game == 0:
+    if start != 0:
+        board, cards = np.uint64(start), np.int64(start_cards)
+    elif game == 0:
         board = twenty48.new_game(rng)
         cards = np.int64(0)
     else:
@@ -99,6 +139,8 @@ def play(game, weights, runs, rng, moves, rewards, bonus_preview, trail, gains, 
             gains[n - 1] += r
         for q in range(width):
             trail[n, q] = idx[c * width + q]
+        if record:
+            states[n], cards_at[n] = board, cards
         gains[n] = 0
         if game == 0:
             board = twenty48.spawn(afts[c], rng)
@@ -113,9 +155,9 @@ def play(game, weights, runs, rng, moves, rewards, bonus_preview, trail, gains, 
     return score, twenty48.max_rank(board), n
 
 
-@nb.njit(cache=True)
-def learn(trail, gains, n, alpha, flat, tc_e, tc_a):
-    """Backward TD(0) pass over one game's ``n`` afterstates (module docstring);
+@nb.njit(cache=True, nogil=True)
+def learn(trail, gains, n, alpha, lam, flat, tc_e, tc_a):
+    """Backward TD(lambda) pass over one game's ``n`` afterstates (module docstring);
     ``flat`` is ``weights.reshape(-1)``. Temporal coherence when ``tc_e`` (and
     ``tc_a``, float32 like ``flat``) are not empty."""
     width = trail.shape[1]
@@ -126,6 +168,9 @@ def learn(trail, gains, n, alpha, flat, tc_e, tc_a):
         if t > 0:
             for q in range(width):
                 prefetch(flat, trail[t - 1, q])
+                if tc:
+                    prefetch(tc_e, trail[t - 1, q])
+                    prefetch(tc_a, trail[t - 1, q])
         error = exact - read(flat, trail[t], 0, width)
         if tc:
             for q in range(width):
@@ -142,14 +187,20 @@ def learn(trail, gains, n, alpha, flat, tc_e, tc_a):
                 i = trail[t, q]
                 flat[i] = np.float32(np.float64(flat[i]) + delta)
         if t > 0:
-            exact = gains[t - 1] + read(flat, trail[t], 0, width)
+            v = read(flat, trail[t], 0, width)
+            if lam == 0.0:
+                exact = gains[t - 1] + v
+            else:
+                exact = gains[t - 1] + (lam * exact + (1.0 - lam) * v)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def train_games(
     game,
     n_games,
     alpha,
+    lam,
+    restart,
     weights,
     runs,
     rng,
@@ -160,22 +211,56 @@ def train_games(
     tc_e,
     tc_a,
     stages,
+    start_boards,
+    start_cards,
+    start_share,
 ):
     """Play and learn ``n_games`` games; ``out: int64[n_games, 3]`` gets each game's
-    (score, top rank, moves). ``tc_e``/``tc_a``: temporal-coherence accumulators
-    shaped like ``weights`` (size 0 for plain TD); ``stages``: the stage ranks of a
-    multi-stage net (size 0 for one stage). Returns the number of TD updates."""
+    (points, top rank, moves) of its first episode. ``lam``: lambda in [0, 1];
+    ``restart``: the restart strategy; ``tc_e``/``tc_a``: temporal-coherence
+    accumulators shaped like ``weights`` (size 0 for plain TD); ``stages``: the
+    stage ranks of a multi-stage net (size 0 for one stage); ``start_boards``
+    (uint64[M]), ``start_cards`` (int64[M]), ``start_share``: saved start positions
+    and the share of games that start from one (module docstring). Returns the
+    number of TD updates (the moves of every episode)."""
     trail = np.empty((MAX_MOVES, 8 * runs.shape[0]), np.int64)
     gains = np.empty(MAX_MOVES, np.int64)
+    states = np.empty(MAX_MOVES if restart else 0, np.uint64)
+    cards_at = np.empty(MAX_MOVES if restart else 0, np.int64)
     flat = weights.reshape(-1)
     e, a = tc_e.reshape(-1), tc_a.reshape(-1)
     updates = np.int64(0)
     bonus = bonus_preview
+    n_starts = start_boards.size
     for g in range(n_games):
-        s, top, n = play(
-            game, weights, runs, rng, moves, rewards, bonus, trail, gains, stages
-        )
-        learn(trail, gains, n, alpha, flat, e, a)
-        out[g, 0], out[g, 1], out[g, 2] = s, top, n
-        updates += n
+        board, cards = np.uint64(0), np.int64(0)
+        if n_starts > 0 and rng.random() < start_share:
+            j = min(int(rng.random() * n_starts), n_starts - 1)
+            board, cards = start_boards[j], start_cards[j]
+        first = True
+        while True:  # the game, then its restarts
+            s, top, n = play(
+                game,
+                weights,
+                runs,
+                rng,
+                moves,
+                rewards,
+                bonus,
+                trail,
+                gains,
+                stages,
+                board,
+                cards,
+                states,
+                cards_at,
+            )
+            learn(trail, gains, n, alpha, lam, flat, e, a)
+            updates += n
+            if first:
+                out[g, 0], out[g, 1], out[g, 2] = s, top, n
+                first = False
+            if not (restart and n >= RESTART_MIN):
+                break
+            board, cards = states[n // 2], cards_at[n // 2]
     return updates

@@ -26,6 +26,26 @@ DEFAULT_PATTERNS = ("012345", "456789", "012456", "45689a")
 #: Threes' default: 5-tuples, since each is stored once per preview code (4 x 16 MB
 #: as float32; 6-tuples would take 1 GB).
 THREES_PATTERNS = ("01234", "45678", "01245", "45689")
+#: Named pattern sets (``--patterns 8x6``), in this package's cell numbering (0 top
+#: left, reading order); a set is the same under any of the 8 symmetries.
+PATTERN_SETS = {
+    "4x6": DEFAULT_PATTERNS,  # TDL2048-Demo, Szubert & Jaskowski 2014
+    # ziap/2048-tdl's nw5x6: the four plus the third row's pair
+    "5x6": (*DEFAULT_PATTERNS[:2], "89abcd", *DEFAULT_PATTERNS[2:]),
+    # Matsuzaki's 8 x 6-tuples (ziap's nw8x6)
+    "8x6": (
+        "012456",
+        "12569d",
+        "012345",
+        "01567a",
+        "01259a",
+        "0159de",
+        "01589d",
+        "01246a",
+    ),
+    "4x5": THREES_PATTERNS,
+    "5x4": ("0123", "4567", "0145", "1256", "569a"),  # ziap's nw5x4
+}
 MAX_CELLS = 6
 MAX_STAGES = 3
 
@@ -71,14 +91,23 @@ def parse_stages(env_id: str, stages) -> tuple[int, ...]:
 
 
 def parse_patterns(patterns) -> tuple[str, ...]:
-    """Validate tuple patterns: hex strings of distinct cells, all the same length.
+    """Validate tuple patterns: the name of a set in :data:`PATTERN_SETS` (``"8x6"``)
+    or hex strings of distinct cells, all the same length, no two on the same cells.
 
     Raises:
-        ValueError: empty, a cell outside 0..f, a repeated cell or unequal lengths.
+        ValueError: an unknown set name, empty, a cell outside 0..f, a repeated cell,
+            a repeated pattern or unequal lengths.
     """
     if isinstance(patterns, str):
         patterns = [p for p in patterns.replace(",", " ").split() if p]
     out = tuple(str(p).lower() for p in patterns)
+    if len(out) == 1 and "x" in out[0]:
+        if out[0] not in PATTERN_SETS:
+            raise ValueError(
+                f"unknown pattern set {out[0]!r}: give one of "
+                f"{', '.join(PATTERN_SETS)} or hex cells such as 012345,456789"
+            )
+        return PATTERN_SETS[out[0]]
     if not out:
         raise ValueError("no tuple patterns given (example: 012345,456789)")
     for p in out:
@@ -91,7 +120,43 @@ def parse_patterns(patterns) -> tuple[str, ...]:
             raise ValueError(f"tuple pattern {p!r} repeats a cell")
     if len({len(p) for p in out}) != 1:
         raise ValueError(f"tuple patterns must have equal lengths, got {out}")
+    seen = {}
+    for p in out:
+        key = frozenset(p)
+        if key in seen:
+            raise ValueError(
+                f"tuple patterns {seen[key]!r} and {p!r} cover the same cells"
+            )
+        seen[key] = p
     return out
+
+
+def net_bytes(env_id: str, patterns, stages=(), copies: int = 1) -> int:
+    """Bytes of the float32 weights of such a net (``copies`` 3 with the TC
+    accumulators)."""
+    patterns = parse_patterns(patterns)
+    codes = _base_codes(env_id) * (len(stages) + 1)
+    return 4 * copies * len(patterns) * codes * 16 ** len(patterns[0])
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now (``MemAvailable`` of ``/proc/meminfo``), or None
+    where that cannot be read."""
+    try:
+        with open("/proc/meminfo") as f:
+            return next(int(x.split()[1]) * 1024 for x in f if x.startswith("MemAvail"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
+
+
+def check_memory(nbytes: int, what: str) -> None:
+    """ValueError if ``nbytes`` (of ``what``) exceed :func:`available_memory`."""
+    free = available_memory()
+    if free is not None and nbytes > free:
+        raise ValueError(
+            f"{what} needs {nbytes / 2**20:,.0f} MB but only {free / 2**20:,.0f} MB "
+            "of memory is available: choose smaller patterns or fewer stages"
+        )
 
 
 @dataclasses.dataclass

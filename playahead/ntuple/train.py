@@ -31,8 +31,13 @@ from playahead.games import threes, twenty48
 from playahead.ntuple import _td
 from playahead.ntuple._kernels import pattern_runs
 from playahead.ntuple.model import (
+    DEFAULT_PATTERNS,
+    THREES_PATTERNS,
     NTupleModel,
+    check_memory,
     load_model,
+    net_bytes,
+    parse_patterns,
     parse_stages,
     read_sparse,
     tile_faces,
@@ -77,6 +82,9 @@ def evaluate(model: NTupleModel, games: int, first_seed: int = EVAL_SEED_BASE):
             trail,
             gains,
             stages,
+            0,
+            0,
+            *_td.NO_STARTS,
         )
     return out
 
@@ -141,22 +149,32 @@ def _split(model: NTupleModel, stages: tuple[int, ...], done: int, out: Path):
     model.weights = np.tile(model.weights, (1, len(stages) + 1, 1))
     model.stages = stages
     schedule = _schedule(model.meta)
-    entry = {"from_game": done, "lr": schedule[-1]["lr"], "tc": False}
-    schedule.append({**entry, "stages": list(stages)})
+    schedule.append({**schedule[-1], "from_game": done, "stages": list(stages)})
+
+
+def _settings(meta: dict) -> dict:
+    """The settings a resume may change (a model from before TD(lambda) and
+    restarts existed trained with lambda 0 and without restarts)."""
+    return {
+        "lr": float(meta["lr"]),
+        "tc": bool(meta.get("tc", False)),
+        "lambda": float(meta.get("lambda", 0.0)),
+        "restarts": bool(meta.get("restarts", False)),
+    }
 
 
 def _schedule(meta: dict) -> list[dict]:
     """``meta``'s schedule, started with the run's first settings if it has none."""
-    first = {"lr": float(meta["lr"]), "tc": bool(meta.get("tc", False))}
-    return meta.setdefault("schedule", [{"from_game": 0, **first}])
+    return meta.setdefault("schedule", [{"from_game": 0, **_settings(meta)}])
 
 
-def _change_schedule(meta: dict, done: int, lr, tc) -> bool:
-    """Apply a resumed run's new ``lr``/``tc`` to ``meta`` and its ``schedule``;
-    True if TC was just switched on (its accumulators start from zero)."""
-    new = {"lr": meta["lr"] if lr is None else float(lr)}
-    new["tc"] = bool(meta.get("tc", False)) if tc is None else bool(tc)
-    old = {"lr": float(meta["lr"]), "tc": bool(meta.get("tc", False))}
+def _change_schedule(meta: dict, done: int, changes: dict) -> bool:
+    """Apply a resumed run's new settings (``changes``: ``lr``, ``tc``, ``lambda``,
+    ``restarts``, None for unchanged) to ``meta`` and its ``schedule``; True if TC was
+    just switched on (its accumulators start from zero)."""
+    old = _settings(meta)
+    new = {k: old[k] if changes.get(k) is None else changes[k] for k in old}
+    new = {k: type(old[k])(v) for k, v in new.items()}
     if new == old:
         return False
     schedule = _schedule(meta)
@@ -166,6 +184,64 @@ def _change_schedule(meta: dict, done: int, lr, tc) -> bool:
         schedule.append({"from_game": done, **new})
     meta.update(new)
     return new["tc"] and not old["tc"]
+
+
+#: The default recipe of a new run, per env (``train_ntuple``'s None options): for
+#: 2048 TD(lambda = 0.5) with temporal coherence and restarts at rate 1.0, as
+#: ziap/2048-tdl and TDL2048+ train (measured in benchmarks/results/ntuple-2048/);
+#: Threes keeps TD(0) at 0.1 until its recipe is measured.
+RECIPES = {
+    "2048-v0": {"lr": 1.0, "tc": True, "lambda": 0.5, "restarts": True},
+    "Threes-v0": {"lr": 0.1, "tc": False, "lambda": 0.0, "restarts": False},
+}
+MAX_WORKERS = 64
+MAX_STARTS = 10_000_000
+
+
+def load_starts(path: str | Path, env_id: str, env_kwargs: dict | None = None):
+    """Saved start positions: an ``.npz`` with ``board`` (uint64[M], packed boards)
+    and, for Threes, ``cards`` (int64[M], the cards words of ``clone_state()``).
+
+    Returns:
+        ``(boards, cards, sha256)``.
+
+    Raises:
+        ValueError: unreadable or pickled, missing or misshapen arrays, or a position
+            whose game is over.
+    """
+    import hashlib
+
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError) as err:
+        raise ValueError(f"start positions {path}: cannot be read ({err})") from None
+    if "board" not in arrays or (env_id == "Threes-v0" and "cards" not in arrays):
+        need = "board" if env_id == "2048-v0" else "board and cards"
+        raise ValueError(f"start positions {path}: needs arrays {need}")
+    boards = np.asarray(arrays["board"])
+    cards = np.asarray(arrays.get("cards", np.zeros(boards.shape, np.int64)))
+    if boards.ndim != 1 or cards.shape != boards.shape or boards.dtype.kind not in "ui":
+        raise ValueError(
+            f"start positions {path}: board and cards must be 1-D integers"
+        )
+    if not 1 <= boards.size <= MAX_STARTS:
+        raise ValueError(f"start positions {path}: 1..{MAX_STARTS:,} positions")
+    boards, cards = boards.astype(np.uint64), cards.astype(np.int64)
+    model = NTupleModel.new(env_id, ("0",), env_kwargs=dict(env_kwargs or {}))
+    moves, rewards, _ = rules(model)
+    game = twenty48 if env_id == "2048-v0" else threes
+    for i, b in enumerate(boards):
+        if b == 0 or game.is_over(b, moves, rewards):
+            raise ValueError(f"start positions {path}: position {i} has no legal move")
+    return boards, cards, hashlib.sha256(data).hexdigest()
+
+
+def _check(name, v, lo, hi, kind):
+    if v is not None and not (isinstance(v, kind) and lo <= v <= hi):
+        raise ValueError(f"{name} must be in [{lo}, {hi}], got {v!r}")
 
 
 def train_ntuple(
@@ -178,8 +254,13 @@ def train_ntuple(
     patterns=None,
     init: float = 0.0,
     tc: bool | None = None,
+    lam: float | None = None,
+    restarts: bool | None = None,
     stages=None,
     env_kwargs: dict | None = None,
+    starts: str | Path | None = None,
+    start_share: float = 0.5,
+    workers: int = 1,
     eval_every: int = 10_000,
     eval_games: int = 100,
     resume: bool = False,
@@ -188,26 +269,33 @@ def train_ntuple(
 ) -> Path:
     """Train (or continue) an n-tuple net for ``games`` games in total.
 
+    The defaults are :data:`RECIPES`: for 2048 TD(0.5) with temporal coherence and
+    restarts at rate 1.0. ``lr``, ``tc``, ``lam`` and ``restarts`` None take them; on
+    ``resume``, None keeps the run's setting and a value changes it from the
+    checkpoint on, appended as ``{"from_game", "lr", "tc", "lambda", "restarts"}`` to
+    ``model.json``'s ``"schedule"`` (whose first entry is the start), so a fine-tuned
+    net is rebuilt by the same commands.
+
     Args:
         env_id: ``"2048-v0"`` or ``"Threes-v0"``.
-        games: total training games (a resumed run plays the rest).
+        games: total training games (a resumed run plays the rest); a game with
+            restarts counts once.
         out: run directory.
         seed: seed of the training generator.
-        lr: TD learning rate, spread over the ``8 * P`` lookups (None: 0.1; on
-            ``resume``, None keeps the run's rate and a number changes it from the
-            checkpoint on: see ``schedule`` below).
-        patterns: tuple patterns (hex strings of cells, e.g. ``"012345"``); None:
+        lr: TD learning rate, spread over the ``8 * P`` lookups.
+        patterns: tuple patterns (hex strings of cells, e.g. ``"012345"``, or a set
+            of :data:`~playahead.ntuple.model.PATTERN_SETS` such as ``"8x6"``); None:
             4 x 6-tuples for 2048, 4 x 5-tuples for Threes.
-        init: optimistic initial value of every afterstate.
+        init: optimistic initial value of every afterstate (spread over the
+            lookups; every stage starts there).
         tc: temporal coherence (Jaskowski's TC(0)): each weight's step is ``lr``
             times ``|E| / A`` of its accumulated errors (see
             :mod:`playahead.ntuple._td`); the accumulators are saved beside the
-            model (``tc_e.npz``, ``tc_a.npz``). None: off; on ``resume``, None
-            keeps the run's setting and True/False switches it from the checkpoint
-            on (switched on, the accumulators start from zero). A change on resume
-            appends ``{"from_game", "lr", "tc"}`` to ``model.json``'s
-            ``"schedule"`` (whose first entry is the start), so a fine-tuned net
-            is rebuilt by the same commands.
+            model (``tc_e.npz``, ``tc_a.npz``); switched on at a resume, they start
+            from zero.
+        lam: lambda of the backward TD(lambda) pass, in [0, 1] (0: TD(0)).
+        restarts: the restart strategy: replay each long game from its middle
+            (:mod:`playahead.ntuple._td`).
         stages: multi-stage boundaries, tile values (e.g. ``"384,768"``): one
             weight set per stage, chosen by the afterstate's largest tile (see
             :class:`~playahead.ntuple.model.NTupleModel`). On ``resume`` of a
@@ -215,6 +303,13 @@ def train_ntuple(
             trained weights (so the split net plays as before, then specialises);
             the split is recorded in ``schedule``. A multi-stage run keeps its own.
         env_kwargs: Threes' rule variant (``merge_6144``, ``bonus_preview``).
+        starts: an ``.npz`` of saved start positions (:func:`load_starts`); a
+            resumed run needs the same file again (its sha256 is in ``model.json``).
+        start_share: the share of games that start from a saved position.
+        workers: threads training one net together, lock-free (the kernels release
+            the GIL; as the literature's multi-threaded trainers, updates may race).
+            Each chunk, the run's generator seeds one generator per thread. One
+            worker is the deterministic trainer.
         eval_every: games between greedy evaluations (and checkpoints).
         eval_games: held-out games per evaluation.
         resume: continue the model in ``out``.
@@ -225,19 +320,29 @@ def train_ntuple(
         The run directory (a model :func:`~playahead.ntuple.model.load_model` reads).
 
     Raises:
-        ValueError: bad options, or ``resume`` without a model in ``out``.
+        ValueError: bad options (before any game), a net too large for the memory,
+            or ``resume`` without a model in ``out``.
     """
     for name, v, cap in (
         ("games", games, MAX_GAMES),
         ("eval_every", eval_every, MAX_GAMES),
         ("eval_games", eval_games, MAX_EVAL_GAMES),
+        ("workers", workers, MAX_WORKERS),
     ):
         if not isinstance(v, int | np.integer) or not 1 <= v <= cap:
             raise ValueError(f"{name} must be an integer in 1..{cap}, got {v!r}")
     if lr is not None and not (isinstance(lr, int | float) and 0 < lr <= 1):
         raise ValueError(f"lr must be in (0, 1], got {lr!r}")
+    _check("lambda", lam, 0, 1, int | float)
+    _check("start_share", start_share, 0, 1, int | float)
+    if env_id not in RECIPES:
+        raise ValueError(f"env {env_id!r}: n-tuple nets play {', '.join(RECIPES)}")
+    start_arrays = _td.NO_STARTS
+    if starts is not None:
+        *start_arrays, starts_sha = load_starts(starts, env_id, env_kwargs)
     out = Path(out)
     fresh_tc = not resume
+    changes = {"lr": lr, "tc": tc, "lambda": lam, "restarts": restarts}
     if resume:
         model = load_model(out, env_id)
         done = int(model.meta.get("games", 0))
@@ -246,18 +351,48 @@ def train_ntuple(
         moves_done = int(model.meta.get("moves", 0))
         if stages is not None and parse_stages(env_id, stages) != model.stages:
             _split(model, parse_stages(env_id, stages), done, out)
-        fresh_tc = _change_schedule(model.meta, done, lr, tc)
+        fresh_tc = _change_schedule(model.meta, done, changes)
+        if starts is not None and "starts" not in model.meta:  # from here on
+            model.meta["starts"] = {
+                "file": Path(starts).name,
+                "sha256": starts_sha,
+                "positions": int(start_arrays[0].size),
+                "share": float(start_share),
+                "from_game": done,
+            }
+            last = _schedule(model.meta)[-1]
+            if last["from_game"] != done:
+                last = {**last, "from_game": done}
+                model.meta["schedule"].append(last)
+            last["starts"] = True
+        _check_starts(model.meta, starts, start_share, out)
     else:
+        recipe = dict(RECIPES[env_id])
+        recipe.update({k: v for k, v in changes.items() if v is not None})
+        if lr is None and changes["tc"] is not None:
+            recipe["lr"] = 1.0 if recipe["tc"] else 0.1
+        patterns = parse_patterns(
+            patterns or (DEFAULT_PATTERNS if env_id == "2048-v0" else THREES_PATTERNS)
+        )
+        ranks = parse_stages(env_id, stages)
+        copies = 3 if recipe["tc"] else 1
+        check_memory(net_bytes(env_id, patterns, ranks, copies), "this net")
         model = NTupleModel.new(
             env_id, patterns, init, stages, env_kwargs=dict(env_kwargs or {})
         )
-        lr, tc = 0.1 if lr is None else float(lr), bool(tc)
-        model.meta = {"seed": seed, "lr": lr, "init": init, "tc": tc, "games": 0}
+        model.meta = {"seed": seed, "init": init, **_settings(recipe), "games": 0}
+        if starts is not None:
+            model.meta["starts"] = {
+                "file": Path(starts).name,
+                "sha256": starts_sha,
+                "positions": int(start_arrays[0].size),
+                "share": float(start_share),
+            }
         done, moves_done = 0, 0
         rng = np.random.default_rng(seed)
     moves, rewards, bonus = rules(model)
     runs = pattern_runs(model.cells)
-    lr = float(model.meta["lr"])
+    settings = _settings(model.meta)
     tc_e, tc_a = _tc_state(model, out, not fresh_tc)
     scalars = _Scalars(out / "tb", tensorboard)
     from tqdm.auto import tqdm
@@ -268,22 +403,29 @@ def train_ntuple(
     csv = out / "progress.csv"
     if not csv.exists():
         out.mkdir(parents=True, exist_ok=True)
-        csv.write_text("games,moves,train_score_mean,eval_score_mean,eval_goal_rate\n")
-    args = (lr, model.weights, runs, rng, moves, rewards, bonus)
-    stages = model.stage_ranks
-    none = np.empty((0, 3), np.int64)
-    _td.train_games(model.game, 0, *args, none, tc_e, tc_a, stages)
+        csv.write_text(",".join(CSV_COLUMNS) + "\n")
+    lines = csv.read_text().splitlines()
+    columns = lines[0].split(",")
+    kept = [lines[0]] + [x for x in lines[1:] if int(x.split(",")[0]) <= done]
+    if len(kept) < len(lines):  # rows after the checkpoint of a killed run
+        csv.write_text("\n".join(kept) + "\n")
+    share = float(model.meta.get("starts", {}).get("share", 0.0))
+    train = _Trainer(
+        model,
+        (settings["lr"], settings["lambda"], settings["restarts"]),
+        (runs, moves, rewards, bonus),
+        (tc_e, tc_a, model.stage_ranks, *start_arrays, share),
+    )
+    train(0, rng, 1)  # compiles the kernel outside the CPU clock
     stop = _StopRequest()
-    try:  # (the call above compiled the kernel outside the CPU clock)
+    try:
         stop.install()
         while done < games:
             n = min(CHUNK, games - done, eval_every - done % eval_every)
-            rows = np.empty((n, 3), np.int64)
             t0 = time.process_time()
-            updates += int(
-                _td.train_games(model.game, n, *args, rows, tc_e, tc_a, stages)
-            )
+            rows, n_updates = train(n, rng, workers)
             cpu += time.process_time() - t0
+            updates += n_updates
             done += n
             moves_done += int(rows[:, 2].sum())
             bar.update(n)
@@ -297,11 +439,17 @@ def train_ntuple(
                     moves_done,
                     {"eval/score_mean": float(ev[:, 0].mean()), "eval/goal_rate": goal},
                 )
+                row = {
+                    "games": done,
+                    "moves": moves_done,
+                    "train_score_mean": f"{rows[:, 0].mean():.1f}",
+                    "eval_score_mean": f"{ev[:, 0].mean():.1f}",
+                    "eval_goal_rate": f"{goal:.4f}",
+                    "updates": updates,
+                    "cpu_seconds": f"{cpu:.3f}",
+                }
                 with csv.open("a") as f:
-                    f.write(
-                        f"{done},{moves_done},{rows[:, 0].mean():.1f},"
-                        f"{ev[:, 0].mean():.1f},{goal:.4f}\n"
-                    )
+                    f.write(",".join(str(row.get(c, "")) for c in columns) + "\n")
             if at_eval or stop.signum is not None:
                 model.meta.update(
                     games=done,
@@ -310,6 +458,7 @@ def train_ntuple(
                     cpu_seconds=round(cpu, 3),
                     rng_state=rng.bit_generator.state,
                     eval_seed_base=EVAL_SEED_BASE,
+                    workers=int(workers),
                 )
                 tc_files = {"tc_e.npz": tc_e, "tc_a.npz": tc_a} if tc_e.size else None
                 with stop.deferred():  # not cut short by a second signal
@@ -327,6 +476,98 @@ def train_ntuple(
         bar.close()
         scalars.close()
     return out
+
+
+CSV_COLUMNS = (
+    "games",
+    "moves",
+    "train_score_mean",
+    "eval_score_mean",
+    "eval_goal_rate",
+    "updates",
+    "cpu_seconds",
+)
+
+
+def _check_starts(meta: dict, starts, share: float, out: Path) -> None:
+    """A resumed run takes the start positions it was trained with, or none."""
+    had = meta.get("starts")
+    if had is None and starts is not None:
+        raise ValueError(f"{out} was trained without start positions")
+    if had is None:
+        return
+    if starts is None:
+        raise ValueError(
+            f"{out} was trained with start positions {had['file']} (sha256 "
+            f"{had['sha256'][:12]}...): pass the file again"
+        )
+    import hashlib
+
+    if hashlib.sha256(Path(starts).read_bytes()).hexdigest() != had["sha256"]:
+        raise ValueError(f"{starts} is not the start positions {out} was trained with")
+    if float(share) != float(had["share"]):
+        raise ValueError(f"{out} was trained with start share {had['share']}")
+
+
+class _Trainer:
+    """``trainer(n, rng, workers) -> (rows, updates)``: ``n`` training games of the
+    compiled kernel on ``model``'s weights; with ``workers > 1``, that many threads
+    over the same weights, each with a generator seeded from ``rng``."""
+
+    def __init__(self, model, recipe, tables, rest):
+        self.game = model.game
+        self.weights = model.weights
+        self.recipe, self.tables, self.rest = recipe, tables, rest
+
+    def _run(self, n, rng, out):
+        lr, lam, restart = self.recipe
+        runs, moves, rewards, bonus = self.tables
+        tc_e, tc_a, stages, boards, cards, share = self.rest
+        return int(
+            _td.train_games(
+                self.game,
+                n,
+                lr,
+                lam,
+                restart,
+                self.weights,
+                runs,
+                rng,
+                moves,
+                rewards,
+                bonus,
+                out,
+                tc_e,
+                tc_a,
+                stages,
+                boards,
+                cards,
+                share,
+            )
+        )
+
+    def __call__(self, n: int, rng, workers: int):
+        rows = np.empty((n, 3), np.int64)
+        if workers == 1 or n < 2:
+            return rows, self._run(n, rng, rows)
+        import threading
+
+        workers = min(workers, n)
+        seeds = rng.integers(0, 2**63, size=workers)
+        bounds = np.linspace(0, n, workers + 1).astype(int)
+        counts = [0] * workers
+
+        def work(i):
+            part = rows[bounds[i] : bounds[i + 1]]
+            gen = np.random.default_rng(seeds[i])
+            counts[i] = self._run(part.shape[0], gen, part)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(workers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return rows, sum(counts)
 
 
 class _StopRequest:

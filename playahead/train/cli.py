@@ -1,4 +1,4 @@
-"""``playahead train {ppo,dqn} --env ID --steps N --seed S --out DIR [...]``.
+"""``playahead train {ppo,dqn,ntuple} --env ID [...]``: each with its own options.
 
 Examples::
 
@@ -7,8 +7,10 @@ Examples::
     playahead train ppo --env TicTacToe-v0 --self-play-every 20_000 --out runs/ttt
     playahead train ppo --env Threes-v0 --out runs/threes-ppo --resume --steps 2_000_000
     playahead train ntuple --env 2048-v0 --games 100_000 --seed 0 --out runs/2048-nt
+    playahead train ntuple --env 2048-v0 --patterns 8x6 --lambda 0 --no-tc
 
-``ntuple`` (n-tuple TD, :mod:`playahead.ntuple`) needs neither torch nor SB3.
+``ppo`` and ``dqn`` train with Stable-Baselines3; ``ntuple`` (n-tuple TD,
+:mod:`playahead.ntuple`) needs neither torch nor SB3.
 
 Ctrl-C saves a checkpoint; ``--resume`` continues from it.
 """
@@ -16,6 +18,13 @@ Ctrl-C saves a checkpoint; ``--resume`` continues from it.
 from __future__ import annotations
 
 import argparse
+
+ALGOS = {
+    "ppo": "sb3-contrib MaskablePPO (action masks), any playahead env",
+    "dqn": "DQN with action masks, any playahead env",
+    "ntuple": "n-tuple network trained by afterstate TD(lambda) (2048, Threes); "
+    "no torch needed",
+}
 
 
 def _positive_int(text: str) -> int:
@@ -28,29 +37,49 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    """Add the ``train`` arguments to ``parser``."""
-    parser.add_argument(
-        "algo",
-        choices=("ppo", "dqn", "ntuple"),
-        help="ppo: sb3-contrib MaskablePPO; dqn: DQN with action masks; "
-        "ntuple: n-tuple network trained by afterstate TD(0) (2048, Threes)",
-    )
+def _common(parser: argparse.ArgumentParser, algo: str) -> None:
+    """Options every algorithm takes."""
     parser.add_argument(
         "--env",
         required=True,
         dest="env_id",
-        help="env id, e.g. Threes-v0, 2048-v0, TicTacToe-v0",
+        help="env id, e.g. "
+        + (
+            "2048-v0, Threes-v0"
+            if algo == "ntuple"
+            else "Threes-v0, 2048-v0, TicTacToe-v0"
+        ),
     )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--out", default=None, help=f"run directory (default runs/<env>-{algo}-s<seed>)"
+    )
+    parser.add_argument(
+        "--env-kwarg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="env_kwarg",
+        help="env argument (repeatable), e.g. bonus_preview=plus",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --out from its last checkpoint",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--no-tensorboard", action="store_true", help="no TensorBoard logs"
+    )
+
+
+def _sb3(parser: argparse.ArgumentParser) -> None:
+    """The PPO and DQN options."""
     parser.add_argument(
         "--steps",
         type=_positive_int,
         default=None,
         help="total env steps (default: n_timesteps of hyperparams.yml)",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument(
-        "--out", default=None, help="run directory (default runs/<env>-<algo>-s<seed>)"
     )
     parser.add_argument(
         "--n-envs",
@@ -72,14 +101,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="YAML file of hyperparameter overrides (keys as in hyperparams.yml; "
         "--hp goes on top), e.g. benchmarks/results/deeprl/ppo-2048-shaped-padded.yml",
-    )
-    parser.add_argument(
-        "--env-kwarg",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        dest="env_kwarg",
-        help="env argument (repeatable), e.g. bonus_preview=plus",
     )
     parser.add_argument(
         "--opponent",
@@ -109,43 +130,81 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=100_000,
         help="env steps between checkpoints (default 100000)",
     )
+    parser.add_argument("--device", default="cpu", help="torch device (default cpu)")
     parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue the run in --out from its last checkpoint",
+        "--verbose", type=int, default=0, choices=(0, 1, 2), help="SB3 verbosity"
     )
-    nt = parser.add_argument_group("ntuple")
+    parser.set_defaults(func=run)
+
+
+def _ntuple(nt: argparse.ArgumentParser) -> None:
+    """The n-tuple options."""
     nt.add_argument(
         "--games", type=_positive_int, default=100_000, help="training games"
+    )
+    nt.add_argument(
+        "--patterns",
+        default=None,
+        help="tuple patterns: a named set (4x6, 5x6, 8x6, 4x5, 5x4) or hex cells in "
+        "reading order (default 2048: 4x6 = 012345,456789,012456,45689a; Threes: "
+        "4x5 = 01234,45678,01245,45689)",
     )
     nt.add_argument(
         "--lr",
         type=float,
         default=None,
-        help="TD learning rate (default 0.1; with --resume, a new rate from the "
-        "checkpoint on, recorded in model.json's schedule)",
+        help="TD learning rate (default 1.0 with --tc, else 0.1)",
     )
     nt.add_argument(
-        "--patterns",
+        "--lambda",
+        dest="lam",
+        type=float,
+        metavar="LAMBDA",
         default=None,
-        help="tuple patterns, hex cells in reading order "
-        "(default 2048: 012345,456789,012456,45689a; Threes: 01234,45678,01245,45689)",
+        help="lambda of the backward TD(lambda) pass, 0..1 (default 2048: 0.5; "
+        "Threes: 0, TD(0))",
+    )
+    nt.add_argument(
+        "--tc",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="temporal coherence: per-weight learning rates |E|/A (Jaskowski's TC) "
+        "(default 2048: on; Threes: off)",
+    )
+    nt.add_argument(
+        "--restarts",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="restart strategy: replay each game of 10+ moves from its middle "
+        "(default 2048: on; Threes: off)",
     )
     nt.add_argument("--init", type=float, default=0.0, help="optimistic initial value")
     nt.add_argument(
         "--stages",
         default=None,
         help="multi-stage net: tile values where a new weight set takes over, by the "
-        "afterstate's largest tile (e.g. Threes 384,768; default one stage); with "
-        "--resume, splits a one-stage net into stages that start as its copies",
+        "afterstate's largest tile (e.g. Threes 1536,3072,6144; default one stage); "
+        "with --resume, splits a one-stage net into stages that start as its copies",
     )
     nt.add_argument(
-        "--tc",
-        action=argparse.BooleanOptionalAction,
+        "--starts",
         default=None,
-        help="temporal coherence: per-weight learning rates |E|/A (Jaskowski's "
-        "TC(0)); off by default; with --resume, --tc / --no-tc switch it from the "
-        "checkpoint on",
+        metavar="FILE.npz",
+        help="saved start positions: arrays board (uint64) and, for Threes, cards "
+        "(int64, the cards word)",
+    )
+    nt.add_argument(
+        "--start-share",
+        type=float,
+        default=0.5,
+        help="share of the games that start from a saved position (default 0.5)",
+    )
+    nt.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=1,
+        help="threads training the net together, lock-free (default 1, the "
+        "deterministic trainer)",
     )
     nt.add_argument(
         "--eval-every",
@@ -156,15 +215,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
     nt.add_argument(
         "--eval-games", type=_positive_int, default=100, help="games per evaluation"
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument(
-        "--no-tensorboard", action="store_true", help="no TensorBoard logs"
-    )
-    parser.add_argument("--device", default="cpu", help="torch device (default cpu)")
-    parser.add_argument(
-        "--verbose", type=int, default=0, choices=(0, 1, 2), help="SB3 verbosity"
-    )
-    parser.set_defaults(func=run)
+    # PPO/DQN options given here get a clear refusal rather than argparse's usage line
+    nt.add_argument("--hp", action="append", default=[], help=argparse.SUPPRESS)
+    nt.add_argument("--conf", default=None, help=argparse.SUPPRESS)
+    nt.set_defaults(func=run_ntuple)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the ``train`` subcommands (``ppo``, ``dqn``, ``ntuple``) to ``parser``."""
+    sub = parser.add_subparsers(dest="algo", metavar="ALGO", required=True)
+    for algo, text in ALGOS.items():
+        p = sub.add_parser(algo, help=text, description=text)
+        _common(p, algo)
+        if algo == "ntuple":
+            _ntuple(p)
+        else:
+            _sb3(p)
 
 
 def run_ntuple(args: argparse.Namespace) -> int:
@@ -176,7 +242,8 @@ def run_ntuple(args: argparse.Namespace) -> int:
     if args.hp or args.conf is not None:
         raise SystemExit(
             "playahead train ntuple: --hp and --conf set ppo and dqn hyperparameters; "
-            "an n-tuple run takes --lr, --patterns, --init, --stages and --tc"
+            "an n-tuple run takes --lr, --lambda, --tc, --restarts, --patterns, "
+            "--init and --stages"
         )
     env_id = next((e for e in ENVS if e.lower() == args.env_id.lower()), None)
     if env_id is None:
@@ -192,8 +259,13 @@ def run_ntuple(args: argparse.Namespace) -> int:
             patterns=args.patterns,
             init=args.init,
             tc=args.tc,
+            lam=args.lam,
+            restarts=args.restarts,
             stages=args.stages,
             env_kwargs=parse_overrides(args.env_kwarg),
+            starts=args.starts,
+            start_share=args.start_share,
+            workers=args.workers,
             eval_every=args.eval_every,
             eval_games=args.eval_games,
             resume=args.resume,
@@ -222,9 +294,7 @@ def hp_overrides(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Train as ``args`` say and print where the model went."""
-    if args.algo == "ntuple":
-        return run_ntuple(args)
+    """Train PPO or DQN as ``args`` say and print where the model went."""
     from playahead.train.config import TrainConfig, canonical_env_id, parse_overrides
     from playahead.train.trainer import run as run_training
 
