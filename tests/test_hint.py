@@ -68,11 +68,23 @@ def test_threes_hint_ranks_every_legal_move_best_first():
     assert all("expected final score" in m.why for m in result.moves)
 
 
-def test_2048_values_include_the_score_so_far():
+@pytest.mark.parametrize("agent", [FAST_TILES, "mc:n_rollouts=200"])
+def test_2048_values_include_the_score_so_far(agent):
     board = [[2, 2, 0, 0], [4, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 8]]
-    result = hint("2048", board, agent=FAST_TILES, score=1000)
-    assert min(m.value for m in result.moves) >= 1000
+    result = hint("2048", board, agent=agent, score=1000)
+    assert result.unit == "expected final score"
+    # a random playout from here merges at least the two 2s: more than 1000 at the end
+    assert min(m.value for m in result.moves) > 1000
     assert {m.name for m in result.moves} == {"up", "right", "down", "left"}
+
+
+def test_lookahead_scores_are_not_called_final():
+    board = [[2, 2, 0, 0], [4, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 8]]
+    result = hint("2048", board, agent="lookahead:depth=2", score=1000)
+    assert result.analysis.value_kind == "depth_score"
+    assert result.unit == "best score a few moves on, not a final score"
+    assert "best score within 2 moves" in result.best.why
+    assert 1000 <= result.best.value <= 1000 + 2 * 16  # two moves merge little here
 
 
 def test_tictactoe_hint_puts_the_forced_wins_first():

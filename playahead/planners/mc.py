@@ -11,7 +11,8 @@ Monte Carlo lookahead).
 * ``lookahead``: every move sequence of ``depth`` moves, chance sampled once per branch
   from the planner's generator, repeated ``n_sims`` times; a first move is worth the
   mean over samples of the best score reached at depth ``depth`` (``empty_bonus``
-  multiplies a 2048/Threes leaf score by 16 / non-empty cells). In two-player games
+  multiplies a 2048/Threes leaf score by 16 / non-empty cells; ``value_kind`` is
+  ``"depth_score"``, or ``"weighted_score"`` with the bonus). In two-player games
   the sequences are searched by negamax and each leaf is scored by the mean of
   ``n_sims`` random playouts (a value one ply deeper counts 0.999 times as much, so a
   sooner win is preferred).
@@ -210,6 +211,8 @@ class Lookahead(Planner):
             values = masked(sums / sims, root.mask)
             stats["sims"] = sims
         kind = "weighted_score" if self.empty_bonus else value_kind(root)
+        if kind == "score":  # the score ``depth`` moves on, not at the game's end
+            kind = "depth_score"
         return Analysis(pick_max(values, rng), values, None, kind, stats)
 
     def _one_player(self, root: Root, rng, deadline: float) -> tuple[np.ndarray, int]:

@@ -188,6 +188,7 @@ def action_label(env, action: int) -> str:
 #: prints beside a value (``hint``, ``watch``, ``play``, ``serve``).
 VALUE_UNITS = {
     "score": "expected final score",
+    "depth_score": "best score a few moves on, not a final score",
     "eval": "heuristic value, not points",
     "weighted_score": "heuristic value, score x 16 / filled cells",
     "heuristic": "heuristic value in [-1, 1], +1 a win",

@@ -183,6 +183,11 @@ def _why(analysis, action: int) -> str:
         depth = stats.get("depth")
         ahead = "" if depth is None else f", {_moves(depth)} ahead"
         return f"expected final score{ahead}{visits}"
+    if kind == "depth_score":
+        return (
+            f"best score within {_moves(stats.get('depth'))}, mean over "
+            f"{stats.get('sims', '?')} samples (not a final score)"
+        )
     if kind == "weighted_score":
         return (
             f"heuristic value: best score within {_moves(stats.get('depth'))} "
