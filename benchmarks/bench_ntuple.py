@@ -184,18 +184,213 @@ def measure(
     return {**best, "updates": updates, "games": games, "from": model.meta["games"]}
 
 
+#: The ablation: each row adds one piece of the default 2048 recipe (rates: 0.1 for
+#: TD(0), 1.0 with TC, as ziap/2048-tdl and TDL2048+ use).
+ABLATION = {
+    "TD(0)": {"tc": False, "lam": 0.0, "restarts": False},
+    "+TC": {"tc": True, "lam": 0.0, "restarts": False},
+    "+lambda 0.5": {"tc": True, "lam": 0.5, "restarts": False},
+    "+restarts (default)": {"tc": True, "lam": 0.5, "restarts": True},
+}
+ZIAP_TRAIN = ("train", "-a", "1.0", "-l", "0.5", "-c", "-r", "-o")
+
+
+def _child_cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run_ziap(directory, games: int) -> dict:
+    """Train ziap/2048-tdl (built in ``directory`` as its HOW-TO-BUILD.md says) for
+    ``games`` games (a multiple of 1000) with TD(0.5), TC and restarts, then 1,000
+    greedy games of its own; CPU seconds of each (user + sys of the child)."""
+    import re
+    import subprocess
+
+    def run(*args):
+        t0 = _child_cpu()
+        text = subprocess.run(
+            ["./2048", *args], cwd=directory, capture_output=True, text=True, check=True
+        ).stdout
+        return text, _child_cpu() - t0
+
+    _, train_cpu = run(*ZIAP_TRAIN[:1], "-e", str(games // 1000), *ZIAP_TRAIN[1:])
+    text, eval_cpu = run("agent", "-e", "1000")
+    rates = {int(t): float(p) / 100 for t, p in re.findall(r"(\d+)\s+([\d.]+)%", text)}
+    return {
+        "command": f"./2048 train -e {games // 1000} " + " ".join(ZIAP_TRAIN[1:]),
+        "eval_command": "./2048 agent -e 1000",
+        "train_games": games,
+        "train_cpu_seconds": round(train_cpu, 2),
+        "eval_games": 1000,
+        "eval_score_mean": float(re.findall(r"avg:\s+(\d+)", text)[-1]),
+        "eval_cpu_seconds": round(eval_cpu, 2),
+        "reached": {str(t): rates[t] for t in sorted(rates) if t >= 2048},
+    }
+
+
+def learning_curve(
+    out, games: int, every: int, eval_games: int, seed: int = 0, **recipe
+) -> dict:
+    """Train the 2048 default net (or ``recipe``: ``tc``, ``lam``, ``restarts``,
+    ``lr``) into ``out`` with a greedy evaluation on ``eval_games`` held-out games
+    every ``every`` games; returns the rows of ``progress.csv`` (greedy mean against
+    games, TD updates and training CPU seconds) and the last net's per-game scores."""
+    import csv
+
+    from playahead.ntuple.train import EVAL_SEED_BASE, evaluate, train_ntuple
+
+    train_ntuple(
+        "2048-v0",
+        games,
+        out,
+        seed=seed,
+        eval_every=every,
+        eval_games=eval_games,
+        progress=False,
+        tensorboard=False,
+        **recipe,
+    )
+    with open(f"{out}/progress.csv") as f:
+        rows = [
+            {k: float(v) if "." in v else int(v) for k, v in row.items()}
+            for row in csv.DictReader(f)
+        ]
+    model = load_model(out)
+    scores = evaluate(model, eval_games)[:, 0]
+    mean = float(scores.mean())
+    half = 1.96 * float(scores.std(ddof=1)) / np.sqrt(len(scores))
+    return {
+        "recipe": {k: model.meta[k] for k in ("lr", "tc", "lambda", "restarts")},
+        "seed": seed,
+        "rows": rows,
+        "eval_first_seed": EVAL_SEED_BASE,
+        "final": {
+            "games": games,
+            "score_mean": mean,
+            "ci95": [mean - half, mean + half],
+            "cpu_seconds": model.meta["cpu_seconds"],
+            "updates": model.meta["updates"],
+            "scores": [int(x) for x in scores],
+        },
+    }
+
+
+def _curve_report(report: Report, curve: dict, ziap: dict | None) -> None:
+    for row in curve["rows"]:
+        report.add(
+            "2048",
+            f"greedy mean at {row['games']:,} games, {row['cpu_seconds']:.0f} CPU s",
+            row["eval_score_mean"],
+        )
+    last = curve["rows"][-1]
+    report.add(
+        "2048", "TD updates / CPU s (recipe)", last["updates"] / last["cpu_seconds"]
+    )
+    if ziap is None:
+        return
+    at = [r for r in curve["rows"] if r["games"] == ziap["train_games"]]
+    if at:
+        row = at[0]
+        report.add(
+            "2048",
+            f"greedy mean at {row['games']:,} games",
+            row["eval_score_mean"],
+            "ziap/2048-tdl",
+            ziap["eval_score_mean"],
+        )
+        report.add(
+            "2048",
+            f"training games per CPU s to {row['games']:,}",
+            row["games"] / row["cpu_seconds"],
+            "ziap/2048-tdl",
+            ziap["train_games"] / ziap["train_cpu_seconds"],
+        )
+
+
 def main(argv: list[str] | None = None) -> Report:
     """Measure and return the report (``python -m benchmarks ntuple``)."""
+    import json
+    import shlex
+    import tempfile
+    from pathlib import Path
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--warmup", type=int, default=WARMUP)
     parser.add_argument("--start", default=None, help="a saved 2048 model directory")
+    parser.add_argument(
+        "--curve-games", type=int, default=1000, help="learning curve: games (0: none)"
+    )
+    parser.add_argument("--curve-every", type=int, default=500)
+    parser.add_argument("--curve-eval", type=int, default=100, help="held-out games")
+    parser.add_argument("--seed", type=int, default=0, help="training seed")
+    parser.add_argument(
+        "--ziap", default=None, help="a built ziap/2048-tdl directory to measure first"
+    )
+    parser.add_argument("--ziap-games", type=int, default=6000)
+    parser.add_argument(
+        "--ablation", type=int, default=0, help="games of each ablation run (0: none)"
+    )
+    parser.add_argument("--record", default=None, help="directory for JSON records")
+    parser.add_argument("--runs", default=None, help="directory for the training runs")
     args = parser.parse_args([] if argv is None else argv)
+    runs = Path(args.runs or tempfile.mkdtemp(prefix="bench-ntuple-"))
+    command = "python -m benchmarks.bench_ntuple " + shlex.join(
+        "ZIAP_DIR" if prev == "--ziap" else a
+        for prev, a in zip(["", *(argv or [])], argv or [], strict=False)
+        if prev not in ("--runs", "--record") and a not in ("--runs", "--record")
+    )
+    report = Report("n-tuple TD on 2048")
+    if args.curve_games:
+        ziap = run_ziap(args.ziap, args.ziap_games) if args.ziap else None
+        curve = learning_curve(
+            runs / "curve",
+            args.curve_games,
+            args.curve_every,
+            args.curve_eval,
+            args.seed,
+        )
+        _curve_report(report, curve, ziap)
+        if args.record:
+            record = {"command": command, "ours": curve, "ziap": ziap}
+            path = Path(args.record) / f"curve-{args.curve_games}.json"
+            path.write_text(json.dumps(record, indent=1) + "\n")
+    if args.ablation:
+        rows = {}
+        for name, recipe in ABLATION.items():
+            if args.curve_games == args.ablation and name.endswith("(default)"):
+                rows[name] = curve  # the learning curve's run is this one
+                continue
+            rows[name] = learning_curve(
+                runs / f"ablation-{len(rows)}",
+                args.ablation,
+                args.ablation,
+                args.curve_eval,
+                args.seed,
+                **recipe,
+            )
+        for name, run in rows.items():
+            final = run["final"]
+            report.add(
+                "2048",
+                f"{name}: greedy at {args.ablation:,} games "
+                f"[{final['ci95'][0]:,.0f}, {final['ci95'][1]:,.0f}], "
+                f"{final['cpu_seconds']:.0f} CPU s",
+                final["score_mean"],
+            )
+        if args.record:
+            record = {"command": command, "runs": rows}
+            path = Path(args.record) / f"ablation-{args.ablation}.json"
+            path.write_text(json.dumps(record, indent=1) + "\n")
     r = measure(args.games, args.repeats, args.start, warmup=args.warmup)
-    report = Report(
-        f"n-tuple TD(0) on 2048, {r['updates']:,} updates over {r['games']} games "
-        f"from a net after {r['from']:,} games, best of {args.repeats}"
+    report.title = (
+        f"n-tuple TD on 2048; update rate of TD(0): {r['updates']:,} updates over "
+        f"{r['games']} games from a net after {r['from']:,} games, best of "
+        f"{args.repeats}"
     )
     report.add("2048", "TD updates / CPU s", r["fused"], "unfused loop", r["unfused"])
     for rate in CPP_RATES:
