@@ -3,6 +3,7 @@
     python -m benchmarks strength --list
     python -m benchmarks strength --setting threes-features-d2 [--games N] [--workers W]
     python -m benchmarks strength --setting threes-features-d2 --replay 7
+    python -m benchmarks strength --setting threes-features-d2 --stamp
     python -m benchmarks strength --setting threes-features-d2 --paired threes-default
 
 A run plays the evaluator's games (:mod:`playahead.evaluate`) with an SQLite store under
@@ -20,7 +21,9 @@ Resuming: a run keeps the games of the committed results file when its fingerpri
 the agent's of today, and of the store, and plays only the missing ones, so a record
 resumes on a fresh machine from the repository alone. A file of another fingerprint (a
 default changed, another version, a file from before fingerprints) is not reused: the
-run says why and writes the file anew from the games it plays.
+run says why and writes the file anew from the games it plays. ``--stamp`` names
+today's agent in such a file instead, once its shortest game replays as recorded
+(after a version change that left the agent's games as they were).
 
 ``ms_per_move`` is the agent's thinking time per move as the evaluator measures it:
 CPU time of the thread that runs the agent (``"clock": "thread_time"``; files without
@@ -466,6 +469,41 @@ def replay(name: str, index: int) -> dict:
     return game_row(play_task(task))
 
 
+def stamp(name: str, results: Path = RESULTS) -> str:
+    """Name today's agent in a results file that does not (a file from before
+    fingerprints, or of another playahead version) once its shortest game replays as
+    recorded; the file is left alone otherwise.
+
+    Raises:
+        ValueError: no results file, or the game ends otherwise than recorded.
+    """
+    from playahead.evaluate.store import fingerprint
+
+    setting = SETTINGS[name]
+    path = results / f"strength-{name}.json"
+    if not path.is_file():
+        raise ValueError(f"no results for {name} ({path})")
+    data = json.loads(path.read_text())
+    row = min(data["games"], key=lambda g: (g["moves"], g["index"]))
+    got = replay(name, row["index"])
+    keys = ("score", "moves", "max_tile")
+    if [got[k] for k in keys] != [row[k] for k in keys]:
+        raise ValueError(
+            f"{path.name}: game {row['index']} ends with {got['score']:,} in "
+            f"{got['moves']} moves, recorded {row['score']:,} in {row['moves']}: "
+            "not today's agent's games; re-record them"
+        )
+    ident = identity(setting)
+    out = {}
+    for key, value in data.items():
+        if key not in ("identity", "fingerprint"):
+            out[key] = value
+        if key == "seed":
+            out["identity"], out["fingerprint"] = ident, fingerprint(ident)
+    path.write_text(json.dumps(out, indent=1) + "\n")
+    return f"{path.name}: game {row['index']} replays as recorded; stamped"
+
+
 def replay_check(name: str, index: int, results: Path = RESULTS) -> str:
     """Replay game ``index`` and say how it compares with the committed file."""
     row = replay(name, index)
@@ -533,6 +571,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, help="games (default: the setting's)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
     parser.add_argument("--replay", type=int, help="play only this game index, alone")
+    parser.add_argument(
+        "--stamp",
+        action="store_true",
+        help="name today's agent in the results file if its shortest game replays "
+        "as recorded (files from before fingerprints or of another version)",
+    )
     parser.add_argument("--every", type=int, help="also write the files every N games")
     parser.add_argument("--list", action="store_true", help="list the settings")
     parser.add_argument(
@@ -555,6 +599,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.list or args.setting is None:
         for key, s in SETTINGS.items():
             print(f"{key:20} {s.env:10} {s.agent:40} {s.games} games, seed {s.seed}")
+        return
+    if args.stamp:
+        try:
+            print(stamp(args.setting))
+        except ValueError as err:
+            parser.error(str(err))
         return
     if args.replay is not None:
         try:

@@ -116,3 +116,27 @@ def test_replaying_without_the_net_says_how_to_build_it(monkeypatch, capsys):
         strength.main(["--setting", "missing", "--replay", "0"])
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert "no/such/net" in err and err.endswith("built by: playahead train X")
+
+
+def test_stamp_names_todays_agent_only_if_a_game_replays(tiny, tmp_path):
+    first = _run(tiny, 2, tmp_path)
+    path = tmp_path / "r" / "strength-tiny.json"
+    data = json.loads(path.read_text())
+    del data["identity"], data["fingerprint"]
+    path.write_text(json.dumps(data))
+    assert strength.stamp(tiny, tmp_path / "r").endswith("replays as recorded; stamped")
+    stamped = json.loads(path.read_text())
+    assert stamped["fingerprint"] == first["fingerprint"]
+    assert list(stamped)[:6] == [
+        "command",
+        "env",
+        "agent",
+        "seed",
+        "identity",
+        "fingerprint",
+    ]
+    stamped["games"][0]["score"] += 4
+    stamped["games"][1]["score"] += 4
+    path.write_text(json.dumps(stamped))
+    with pytest.raises(ValueError, match="not today's agent's games"):
+        strength.stamp(tiny, tmp_path / "r")
