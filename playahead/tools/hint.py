@@ -181,7 +181,7 @@ def _why(analysis, action: int) -> str:
         )
     if kind == "score":
         depth = stats.get("depth")
-        ahead = "" if depth is None else f", {_moves(depth)} ahead"
+        ahead = "" if depth is None else f", searched {_moves(depth)} ahead"
         return f"expected final score{ahead}{visits}"
     if kind == "depth_score":
         return (
@@ -194,7 +194,8 @@ def _why(analysis, action: int) -> str:
             "x 16 / filled cells"
         )
     if kind == "eval":
-        return f"heuristic value, not points, {_moves(stats.get('depth', '?'))} ahead"
+        depth = _moves(stats.get("depth", "?"))
+        return f"heuristic value, not points, searched {depth} ahead"
     return f"{value_unit(kind)}{visits}"
 
 
