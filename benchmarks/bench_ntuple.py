@@ -1,4 +1,5 @@
-"""n-tuple TD training throughput on 2048: TD updates per CPU second.
+"""n-tuple TD on 2048: the learning curve of the default recipe and TD updates per CPU
+second.
 
 Measures ``playahead.ntuple._td.train_games`` (one kernel per batch of games: the
 greedy move over the afterstates, the env step and the backward TD pass, with the
@@ -16,8 +17,20 @@ training games from zeros with seed 0 (not timed; mean score about 16k, games of
 from the same start and the best rate counts. The report also gives the ratio to the
 2.3-6.5 M updates/s per core quoted for C++ (issue 10).
 
-Run: ``python -m benchmarks ntuple`` or ``python benchmarks/bench_ntuple.py [--games
-200] [--repeats 3] [--warmup 5000 | --start DIR]``.
+Learning curve: the default 2048 recipe (TD(0.5), TC, restarts) trained with ``--seed``
+for ``--curve-games`` games, its greedy mean on ``--curve-eval`` held-out games every
+``--curve-every`` games against training games and CPU seconds (evaluation outside the
+clock), and the recipe's TD updates per CPU second. ``--ziap DIR`` first trains and
+evaluates ziap/2048-tdl (built in DIR as its HOW-TO-BUILD.md says; ``./2048 train
+-e 6 -a 1.0 -l 0.5 -c -r -o`` then ``./2048 agent -e 1000``) in the same run, CPU
+seconds of the child process. ``--ablation GAMES`` trains TD(0), +TC, +lambda and
++restarts to GAMES games each and reports each greedy mean with its 95% interval.
+``--record DIR`` writes ``curve-<games>.json`` and ``ablation-<games>.json``.
+
+Run: ``python -m benchmarks ntuple`` (a 1,000-game curve and the update rate) or
+``python -m benchmarks.bench_ntuple [--games 200] [--repeats 3] [--warmup 5000 | --start
+DIR] [--curve-games N --curve-every K --curve-eval M] [--ziap DIR] [--ablation N]
+[--record DIR]``.
 """
 
 from __future__ import annotations

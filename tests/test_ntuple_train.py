@@ -639,3 +639,19 @@ def test_workers_train_one_net_together(tmp_path):
     a = load_model(_train(tmp_path, "a", 100, workers=1))
     b = load_model(_train(tmp_path, "b", 100))
     np.testing.assert_array_equal(a.weights, b.weights)
+
+
+def test_optimistic_init_values_every_afterstate_of_every_stage(tmp_path):
+    """``init`` is spread over the 8 * P lookups of each stage, so any afterstate
+    starts at ``init``, and training with TC moves the values from there."""
+    from playahead.ntuple._kernels import staged, value
+
+    model = NTupleModel.new("2048-v0", SMALL, init=320_000.0, stages=(64,))
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        board = np.uint64(rng.integers(0, 2**63))
+        code = staged(board, 0, 1, model.stage_ranks)
+        assert value(board, code, model.weights, model.cells) == pytest.approx(320_000)
+    run = load_model(_train(tmp_path, "o", 20, init=320_000.0, recipe=True))
+    assert run.meta["init"] == 320_000.0
+    assert (run.weights < np.float32(320_000 / 32)).any()  # errors pulled some down

@@ -3,7 +3,9 @@
 Randomness: the training games draw all chance from one ``np.random.default_rng(seed)``
 (its state is checkpointed, so a resumed run continues the same stream); evaluation
 game ``i`` uses ``np.random.default_rng(EVAL_SEED_BASE + i)``, a stream the training
-never uses. The same seed and options give the same network.
+never uses. The same seed and options give the same network (with one worker; with
+``workers > 1`` the threads' updates race, as in the literature's multi-threaded
+trainers, and the network depends on their timing).
 
 A run directory holds the model (``model.json`` + ``weights.npz``, rewritten at every
 checkpoint), ``progress.csv`` (one row per evaluation) and TensorBoard scalars under
