@@ -18,7 +18,8 @@ game of ``n >= RESTART_MIN`` moves, play again from the position before move ``n
 alone, and repeat while the episodes are that long. They count as one training game
 (the first episode's score, top tile and moves are reported); every episode's moves
 are TD updates. No draw decides a restart, so the run's generator stays the one owner
-of chance.
+of chance, and a game's restarts end inside the game: a checkpoint between games holds
+no restart state.
 
 Start positions: a game starts from saved position ``j`` (a board and a cards word)
 when ``rng.random() < start_share``, ``j = min(int(rng.random() * M), M - 1)``; with
