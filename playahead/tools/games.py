@@ -195,6 +195,7 @@ VALUE_UNITS = {
     "solved": "game result: +1 win, 0 draw, -1 loss",
     "result": "expected result in [-1, 1], +1 a win",
     "return": "expected return",
+    "squares": "Monte Carlo worth of the square the move fills",
     "reward": "reward of the move",
     "probability": "probability of the move",
     "policy": "policy probability",
