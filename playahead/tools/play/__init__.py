@@ -5,8 +5,9 @@ Three modules, one job each: :mod:`.session` keeps the game and takes key names
 :mod:`.input` decodes a terminal's key bytes and runs the tty loop (with a timer for
 autoplay). This module is the command line.
 
-Keys (every game): ``h`` shows the hint (each legal move's value from ``--agent``),
-``p`` toggles autoplay (``--agent`` plays your moves), ``n`` starts a new game, ``q``
+Keys (every game): ``h`` shows the hint (each legal move's value from ``--agent``,
+under its unit: ``hint mcts (expected final score):  left 41,230*``), ``p``
+toggles autoplay (``--agent`` plays your moves), ``n`` starts a new game, ``q``
 quits.
 
 * Threes, 2048: arrow keys or ``w``/``a``/``s``/``d`` slide the tiles.
