@@ -49,7 +49,7 @@ def test_resolved_options_fill_in_the_games_defaults():
     # a fixed depth: the budget cannot act, so it is not part of the agent
     fixed = resolved_options("expectimax:depth=3", "Threes-v0")
     assert "budget" not in fixed and fixed["prob_cutoff"] == 1e-4
-    same = "expectimax:evaluator=features,prob_cutoff=0.001,budget=20_000_000"
+    same = f"expectimax:evaluator=features,prob_cutoff=0.001,budget={DEFAULT_BUDGET}"
     assert fingerprint(agent_identity(same, "Threes-v0")) == fingerprint(
         agent_identity("expectimax", "Threes-v0")
     )

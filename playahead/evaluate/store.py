@@ -392,7 +392,7 @@ class Store:
         """One line per registered agent whose stored games were played by another
         identity (other resolved options or version): those games are not reused.
         ``"expectimax: 12 stored games were played with budget=1.0, now
-        budget=20000000: not reused"``."""
+        budget=30000000: not reused"``."""
         found: dict[tuple[str, str], int] = {}
         rows = self._db.execute(
             "SELECT agent, fingerprint, opponent, opponent_fingerprint, COUNT(*) "
