@@ -136,6 +136,20 @@ SETTINGS: dict[str, Setting] = {
     "threes-ntuple-greedy": Setting(
         "Threes-v0", f"ntuple:path={THREES_TUNED}", 200, build=_BUILD_THREES_TUNED
     ),
+    # the n-tuple net playahead ships (evaluator=ntuple: playahead/data, built as in
+    # benchmarks/results/ntuple-threes-v2/) against features at the same searches
+    "threes-ntuple-d2-cut1e-2": Setting(
+        "Threes-v0", "expectimax:depth=2,prob_cutoff=0.01,evaluator=ntuple", 100
+    ),
+    "threes-features-d2-cut1e-2": Setting(
+        "Threes-v0", "expectimax:depth=2,prob_cutoff=0.01,evaluator=features", 100
+    ),
+    "threes-ntuple-d3-cut1e-2": Setting(
+        "Threes-v0", "expectimax:depth=3,prob_cutoff=0.01,evaluator=ntuple", 60
+    ),
+    "threes-features-d3-cut1e-2": Setting(
+        "Threes-v0", "expectimax:depth=3,prob_cutoff=0.01,evaluator=features", 60
+    ),
     "2048-default": Setting("2048-v0", "expectimax", 20),
     "2048-d2": Setting("2048-v0", "expectimax:max_depth=2", 100),
 }

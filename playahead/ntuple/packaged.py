@@ -39,8 +39,14 @@ from playahead.ntuple.model import (
 )
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-#: env id -> (file name under ``playahead/data``, sha256 of the file).
-PACKAGED: dict[str, tuple[str, str]] = {}
+#: env id -> (file name under ``playahead/data``, sha256 of the file). How the Threes
+#: net was trained and how to resume it: ``benchmarks/results/ntuple-threes-v2/``.
+PACKAGED: dict[str, tuple[str, str]] = {
+    "Threes-v0": (
+        "threes-ntuple.npz",
+        "e697a663eada179c5c3b092ce26ae4b0a1f877c43bf5cedd11b895c30bc76780",
+    ),
+}
 #: The largest packaged file this reads (bytes).
 MAX_BYTES = 16 * 1024 * 1024
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
