@@ -105,8 +105,11 @@ class ExpectimaxAgent(Planner):
             1e-4, except with the automatic depth on Threes, 1e-3.
         evaluator: ``"monotonic"`` (2048, the default there), ``"features"`` (Threes,
             the default there: tuned line features), ``"openness"`` (Threes),
-            ``"score"`` (either game) or ``"ntuple:path=DIR"`` (learned leaves from
-            the n-tuple model in ``DIR``, for the model's game); from Python also an
+            ``"score"`` (either game), ``"ntuple"`` (Threes: learned leaves from
+            the n-tuple net playahead ships, sha256-checked at load, negative learned
+            values clamped at 0; values are expected final scores) or
+            ``"ntuple:path=DIR"`` (learned leaves from the n-tuple model in ``DIR``,
+            for the model's game); from Python also an
             :class:`~playahead.planners.evaluators.Evaluator` (e.g. one built by
             :func:`~playahead.planners.evaluators.weighted_table`).
         time_limit: seconds per decision (soft: a started iteration finishes), or
