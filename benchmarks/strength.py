@@ -150,6 +150,12 @@ SETTINGS: dict[str, Setting] = {
     "threes-features-d3-cut1e-2": Setting(
         "Threes-v0", "expectimax:depth=3,prob_cutoff=0.01,evaluator=features", 60
     ),
+    "threes-ntuple-d4-cut1e-2": Setting(
+        "Threes-v0", "expectimax:depth=4,prob_cutoff=0.01,evaluator=ntuple", 60
+    ),
+    "threes-ntuple-d2-cut1e-3": Setting(
+        "Threes-v0", "expectimax:depth=2,prob_cutoff=0.001,evaluator=ntuple", 100
+    ),
     "2048-default": Setting("2048-v0", "expectimax", 20),
     "2048-d2": Setting("2048-v0", "expectimax:max_depth=2", 100),
 }
