@@ -418,6 +418,8 @@ STRENGTH_PAIRS = [
     ("threes-d6-cut1e-3", "threes-d5-cut1e-3"),
     ("threes-features-d4", "threes-features-d3"),
     ("threes-ntuple-d3", "threes-features-d3"),
+    ("threes-ntuple-d2-cut1e-2", "threes-features-d2-cut1e-2"),
+    ("threes-ntuple-d3-cut1e-2", "threes-features-d3-cut1e-2"),
 ]
 
 
