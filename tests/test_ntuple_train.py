@@ -655,3 +655,14 @@ def test_optimistic_init_values_every_afterstate_of_every_stage(tmp_path):
     run = load_model(_train(tmp_path, "o", 20, init=320_000.0, recipe=True))
     assert run.meta["init"] == 320_000.0
     assert (run.weights < np.float32(320_000 / 32)).any()  # errors pulled some down
+
+
+def test_loading_a_net_larger_than_the_memory_says_so(tmp_path, monkeypatch):
+    from playahead.ntuple import model as model_module
+
+    path = _train(tmp_path, "a", 5)
+    monkeypatch.setattr(model_module, "available_memory", lambda: 2**20)
+    assert load_model(path).weights.nbytes == 2**20  # 4 x 16**4 float32 fit in 1 MB
+    monkeypatch.setattr(model_module, "available_memory", lambda: 2**19)
+    with pytest.raises(ValueError, match=r"the net in .* needs 1 MB but only 0 MB"):
+        load_model(path)

@@ -386,6 +386,7 @@ def load_model(path: str | Path, env_id: str | None = None) -> NTupleModel:
     except ValueError as err:
         _fail(meta_path, str(err))
     codes = _base_codes(meta["env_id"]) * (len(stages) + 1)
+    check_memory(net_bytes(meta["env_id"], patterns, stages), f"the net in {path}")
     w = read_sparse(w_path, (len(patterns), codes, 16 ** len(patterns[0])))
     rest = {
         k: v
