@@ -160,11 +160,13 @@ def serve_screenshot(
     if not Path(chromium).exists():
         raise ValueError(f"no Chromium at {chromium}; apt-get install -y chromium")
     from playahead.tools.serve.app import start_in_thread
+    from playahead.tools.serve.loadtest import wait_ready
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     server, url = start_in_thread()
     try:
+        wait_ready(url)  # a cold numba cache compiles in the workers first (else a 503)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(
                 executable_path=chromium, args=list(CHROMIUM_ARGS)
