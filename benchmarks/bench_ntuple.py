@@ -231,7 +231,10 @@ def run_ziap(directory, games: int) -> dict:
 
     _, train_cpu = run(*ZIAP_TRAIN[:1], "-e", str(games // 1000), *ZIAP_TRAIN[1:])
     text, eval_cpu = run("agent", "-e", "1000")
-    rates = {int(t): float(p) / 100 for t, p in re.findall(r"(\d+)\s+([\d.]+)%", text)}
+    rates = {
+        int(t): round(float(p) / 100, 4)
+        for t, p in re.findall(r"(\d+)\s+([\d.]+)%", text)
+    }
     return {
         "command": f"./2048 train -e {games // 1000} " + " ".join(ZIAP_TRAIN[1:]),
         "eval_command": "./2048 agent -e 1000",

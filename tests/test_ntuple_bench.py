@@ -1,0 +1,68 @@
+"""``python -m benchmarks ntuple``: the learning curve, the ablation rows and the
+reading of ziap/2048-tdl's output (a stand-in script prints it here)."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+from benchmarks import bench_ntuple
+
+ZIAP_AGENT_OUTPUT = """progress: 1000/1000    thread: #0
+avg:    61000    max:   200000
+m/s:   126534    elapsed: 30s
+avg:    66476    max:   333936
+   8192   14.30%
+   4096   67.40%
+   2048   91.10%
+   1024   97.90%
+"""
+
+
+def test_ziap_figures_are_read_from_its_output(tmp_path):
+    fake = tmp_path / "2048"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f'echo "$@" >> "{tmp_path}/calls"\n'
+        'if [ "$1" = agent ]; then cat <<EOF\n' + ZIAP_AGENT_OUTPUT + "EOF\nfi\n"
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    got = bench_ntuple.run_ziap(tmp_path, 6000)
+    assert got["eval_score_mean"] == 66476.0  # the last average, after all games
+    assert got["reached"] == {"2048": 0.911, "4096": 0.674, "8192": 0.143}
+    assert got["train_cpu_seconds"] >= 0 and got["train_games"] == 6000
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert calls == ["train -e 6 -a 1.0 -l 0.5 -c -r -o", "agent -e 1000"]
+
+
+def test_curve_and_ablation_records(tmp_path):
+    argv = ["--curve-games", "40", "--curve-every", "20", "--curve-eval", "4"]
+    argv += ["--ablation", "40", "--games", "2", "--repeats", "1", "--warmup", "4"]
+    argv += ["--record", str(tmp_path), "--runs", str(tmp_path / "runs")]
+    report = bench_ntuple.main(argv)
+    curve = json.loads((tmp_path / "curve-40.json").read_text())
+    assert curve["command"].startswith("python -m benchmarks.bench_ntuple --curve")
+    assert str(tmp_path) not in curve["command"]  # no path of this machine
+    rows = curve["ours"]["rows"]
+    assert [r["games"] for r in rows] == [20, 40]
+    assert rows[1]["cpu_seconds"] > rows[0]["cpu_seconds"] > 0
+    assert rows[1]["updates"] > rows[1]["moves"]  # the restarts' episodes
+    assert curve["ours"]["recipe"] == {
+        "lr": 1.0,
+        "tc": True,
+        "lambda": 0.5,
+        "restarts": True,
+    }
+    final = curve["ours"]["final"]
+    assert len(final["scores"]) == 4 and final["ci95"][0] <= final["score_mean"]
+    ablation = json.loads((tmp_path / "ablation-40.json").read_text())["runs"]
+    assert list(ablation) == list(bench_ntuple.ABLATION)
+    assert ablation["+restarts (default)"] == curve["ours"]  # the same run, once
+    assert ablation["TD(0)"]["recipe"] == {
+        "lr": 0.1,
+        "tc": False,
+        "lambda": 0.0,
+        "restarts": False,
+    }
+    measures = [row.what for row in report.rows]
+    assert sum("greedy at 40 games" in m for m in measures) == 4
