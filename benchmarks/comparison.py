@@ -84,6 +84,7 @@ def _learned(env: str, net: str, *deep: Entry) -> list[Entry]:
         ),
         "2048-v0": (
             f"playahead train ntuple --env {env} --games 100000 --seed 0 "
+            "--no-tc --lambda 0 --no-restarts "
             f"--eval-every 10000 --eval-games 100 --out {net}"
         ),
     }[env]
