@@ -229,6 +229,21 @@ def lookups(board, code, runs, n_codes, size, imgs, idx, off, flat):
                 idx[q] = i
                 q += 1
         return
+    if runs.shape[1] == 3:  # unrolled too (Threes' 0148 is three runs)
+        for p in range(runs.shape[0]):
+            base = (p * n_codes + code) * size
+            s0, m0, t0 = runs[p, 0, 0], runs[p, 0, 1], runs[p, 0, 2]
+            s1, m1, t1 = runs[p, 1, 0], runs[p, 1, 1], runs[p, 1, 2]
+            s2, m2, t2 = runs[p, 2, 0], runs[p, 2, 1], runs[p, 2, 2]
+            for s in range(8):
+                b = imgs[s]
+                i = base + ((np.int64(b >> np.uint64(s0)) & m0) << t0)
+                i += (np.int64(b >> np.uint64(s1)) & m1) << t1
+                i += (np.int64(b >> np.uint64(s2)) & m2) << t2
+                prefetch(flat, i)
+                idx[q] = i
+                q += 1
+        return
     for p in range(runs.shape[0]):
         base = (p * n_codes + code) * size
         for s in range(8):
@@ -242,19 +257,21 @@ def lookups(board, code, runs, n_codes, size, imgs, idx, off, flat):
 
 
 @nb.njit(cache=True)
-def read(flat, idx, off, n):
-    """Sum (float64) of ``flat[idx[off:off + n]]`` in :func:`value`'s order (``n`` a
-    multiple of 8, the lookups ordered pattern-major as :func:`lookups` writes them)."""
+def read(flat, idx, off, n, shift=0):
+    """Sum (float64) of ``flat[idx[off:off + n] + shift]`` in :func:`value`'s order
+    (``n`` a multiple of 8, the lookups ordered pattern-major as :func:`lookups`
+    writes them). ``shift = c * size`` reads code ``code + c`` of the same board:
+    the indices of code ``c`` are those of code 0 plus ``c * size``."""
     a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
     for q in range(off, off + n, 8):
-        a0 += np.float64(flat[idx[q]])
-        a1 += np.float64(flat[idx[q + 1]])
-        a2 += np.float64(flat[idx[q + 2]])
-        a3 += np.float64(flat[idx[q + 3]])
-        a4 += np.float64(flat[idx[q + 4]])
-        a5 += np.float64(flat[idx[q + 5]])
-        a6 += np.float64(flat[idx[q + 6]])
-        a7 += np.float64(flat[idx[q + 7]])
+        a0 += np.float64(flat[idx[q] + shift])
+        a1 += np.float64(flat[idx[q + 1] + shift])
+        a2 += np.float64(flat[idx[q + 2] + shift])
+        a3 += np.float64(flat[idx[q + 3] + shift])
+        a4 += np.float64(flat[idx[q + 4] + shift])
+        a5 += np.float64(flat[idx[q + 5] + shift])
+        a6 += np.float64(flat[idx[q + 6] + shift])
+        a7 += np.float64(flat[idx[q + 7] + shift])
     return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
 
 

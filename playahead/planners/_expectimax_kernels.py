@@ -54,7 +54,13 @@ import numba as nb
 import numpy as np
 
 from playahead.games._board64 import count_empty, max_rank, transpose
-from playahead.ntuple._kernels import fast_value, preview_code, staged
+from playahead.ntuple._kernels import (
+    fast_value,
+    lookups,
+    preview_code,
+    read,
+    staged,
+)
 from playahead.planners.evaluators import evaluate_pair
 
 P_FOUR = 0.1
@@ -102,6 +108,17 @@ def _lookup(x, side, moves):
 
 
 @nb.njit(cache=True)
+def _move(board, board_t, a, moves):
+    """``(vertical, side, src, out)`` of move ``a`` (0 up, 1 right, 2 down, 3 left):
+    ``src`` is the board in line space (``board_t`` for up and down), ``out`` the
+    lines moved toward ``side`` (``out == src``: the move is illegal)."""
+    vertical = a == 0 or a == 2
+    side = 0 if a == 0 or a == 3 else 1
+    src = board_t if vertical else board
+    return vertical, side, src, _lookup(src, side, moves)
+
+
+@nb.njit(cache=True)
 def _reward(x, side, rewards):
     """Merge reward of moving the rows of ``x`` toward ``side``."""
     return np.float64(
@@ -138,9 +155,49 @@ def _learned(board, code, net):
     flat, runs, imgs, idx, dims = net
     code = staged(board, code, dims[2], dims[4:])
     v = fast_value(board, code, flat, runs, dims[0], dims[1], imgs, idx)
+    return _clamped(v, dims)
+
+
+@nb.njit(cache=True)
+def _clamped(v, dims):
     if dims[3] != 0 and v < 0.0:  # clamped: no future score is below 0
         return 0.0
     return v
+
+
+@nb.njit(cache=True)
+def _leaf_round(board, board_t, moves, table, net):
+    """``(best0, best1, best2, best3, legal)``: for each preview code ``c`` the best
+    over the legal moves of the afterstate's value with code ``c`` (score table plus
+    the learned value, a 12288 afterstate its score alone; 0 if no move is legal),
+    and the number of legal moves. The same values as :func:`_learned` per move and
+    code (same bits), with the afterstate's lookups found once for the four codes."""
+    flat, runs, imgs, idx, dims = net
+    size = dims[1]
+    n = idx.shape[0]
+    b0 = b1 = b2 = b3 = 0.0
+    legal = 0
+    for a in range(4):
+        vertical, side, src, out = _move(board, board_t, a, moves)
+        if out == src:
+            continue
+        legal += 1
+        out_t = transpose(out)
+        s = evaluate_pair(out, out_t, table)
+        v0 = v1 = v2 = v3 = s
+        if not _has_top_rank(out):
+            after = out_t if vertical else out
+            code = staged(after, 0, dims[2], dims[4:])
+            lookups(after, code, runs, dims[0], size, imgs, idx, 0, flat)
+            v0 = s + _clamped(read(flat, idx, 0, n), dims)
+            v1 = s + _clamped(read(flat, idx, 0, n, size), dims)
+            v2 = s + _clamped(read(flat, idx, 0, n, 2 * size), dims)
+            v3 = s + _clamped(read(flat, idx, 0, n, 3 * size), dims)
+        b0 = max(b0, v0)
+        b1 = max(b1, v1)
+        b2 = max(b2, v2)
+        b3 = max(b3, v3)
+    return b0, b1, b2, b3, legal
 
 
 @nb.njit(cache=True)
@@ -187,10 +244,7 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
             child_t = board_t | (np.uint64(k + 1) << at_t)
             best = 0.0
             for a in range(4):
-                vertical = a == 0 or a == 2
-                side = 0 if a == 0 or a == 3 else 1
-                src = child_t if vertical else child
-                out = _lookup(src, side, moves)
+                vertical, side, src, out = _move(child, child_t, a, moves)
                 if out == src:
                     continue
                 counters[0] += 1
@@ -220,10 +274,7 @@ def root_2048(board, depth, ctx, cfg, net):
     values = np.full(4, np.nan)
     board_t = transpose(board)
     for a in range(4):
-        vertical = a == 0 or a == 2
-        side = 0 if a == 0 or a == 3 else 1
-        src = board_t if vertical else board
-        out = _lookup(src, side, moves)
+        vertical, side, src, out = _move(board, board_t, a, moves)
         if out == src:
             continue
         counters[0] += 1
@@ -252,6 +303,30 @@ def _card_at(out, line, side, card):
     """``out`` (line space) with ``card`` at the far end of ``line`` from ``side``."""
     far = 16 * line + (12 if side == 0 else 0)
     return out | (np.uint64(card) << np.uint64(far))
+
+
+@nb.njit(cache=True)
+def _card_leaves(board, board_t, ones, twos, threes, total, n_bonus, ctx, net):
+    """:func:`card_node`'s value where every (card, move) is a leaf, in its order of
+    additions (same bits): the drawn card picks the preview code of the afterstates
+    (0, 1, 2 for a 1, 2, 3; 3 for any bonus card)."""
+    b0, b1, b2, b3, legal = _leaf_round(board, board_t, ctx[0], ctx[2], net)
+    p_basic = 1.0 - BONUS_PROBABILITY if n_bonus > 0 else 1.0
+    res = 0.0
+    seen = 0
+    if ones > 0:
+        res += p_basic * ones / total * b0
+        seen += 1
+    if twos > 0:
+        res += p_basic * twos / total * b1
+        seen += 1
+    if threes > 0:
+        res += p_basic * threes / total * b2
+        seen += 1
+    for _ in range(n_bonus):
+        res += (BONUS_PROBABILITY / n_bonus) * b3
+    ctx[5][0] += legal * (seen + (n_bonus > 0))
+    return res
 
 
 @nb.njit(cache=True)
@@ -290,9 +365,24 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
     top = max_rank(board)
     n_bonus = top - BONUS_ELIGIBLE_RANK + 1 if top >= BONUS_ELIGIBLE_RANK else 0
     p_basic = 1.0 - BONUS_PROBABILITY if n_bonus > 0 else 1.0
+    if net is not None:
+        if cut or depth_left <= 1:  # every (card, move) is a leaf: one round
+            res = _card_leaves(
+                board, board_t, ones, twos, threes, total, n_bonus, ctx, net
+            )
+            if use_tt:
+                _store(slot, board, aux, res, ctx)
+            return res
     res = 0.0
+    # With a net, a bonus card whose every move is a leaf is valued at the
+    # afterstates, before the card enters: the same best for each bonus value, so
+    # it is found once (and added once per value, in the same order: same bits).
+    bonus_best = np.nan
     for option in range(3 + n_bonus):
         card = option + 1  # ranks 1, 2, 3, then the bonus ranks 4 .. top - 3
+        if option >= 3 and not np.isnan(bonus_best):
+            res += (BONUS_PROBABILITY / n_bonus) * bonus_best
+            continue
         if option < 3:
             count = ones if card == 1 else (twos if card == 2 else threes)
             if count == 0:
@@ -308,11 +398,9 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
             p = BONUS_PROBABILITY / n_bonus
             child_deck = deck
         best = 0.0
+        all_leaves = net is not None
         for a in range(4):
-            vertical = a == 0 or a == 2
-            side = 0 if a == 0 or a == 3 else 1
-            src = board_t if vertical else board
-            out = _lookup(src, side, moves)
+            vertical, side, src, out = _move(board, board_t, a, moves)
             if out == src:
                 continue
             counters[0] += 1
@@ -332,6 +420,7 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
                         v += _learned(out_t if vertical else out, min(option, 3), net)
                         expand = False
                 if expand:
+                    all_leaves = False
                     for line in range(4):
                         if (diff >> np.uint64(16 * line)) & _ROW == 0:
                             continue
@@ -353,6 +442,8 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
             if v > best:
                 best = v
         res += p * best
+        if option >= 3 and all_leaves:
+            bonus_best = best
     if use_tt:
         _store(slot, board, aux, res, ctx)
     return res
@@ -375,10 +466,7 @@ def root_threes(board, cards, depth, ctx, cfg, net):
     hi = cards >> 13
     board_t = transpose(board)
     for a in range(4):
-        vertical = a == 0 or a == 2
-        side = 0 if a == 0 or a == 3 else 1
-        src = board_t if vertical else board
-        out = _lookup(src, side, moves)
+        vertical, side, src, out = _move(board, board_t, a, moves)
         if out == src:
             continue
         counters[0] += 1
