@@ -628,6 +628,61 @@ def test_games_start_from_saved_positions_and_resume_needs_the_same_file(tmp_pat
         _train(tmp_path, "x", 5, starts=over)
 
 
+def test_a_resumed_run_switches_start_positions_on_request(tmp_path):
+    first = _positions(tmp_path, "Threes-v0", n=3)
+    kw = {"env_id": "Threes-v0", "start_share": 1.0}
+    run = _train(tmp_path, "s", 20, eval_every=10, starts=first, **kw)
+    second = tmp_path / "second.npz"
+    np.savez(second, **{k: v[1:] for k, v in np.load(first).items()})
+    with pytest.raises(ValueError, match="not the start positions"):
+        _train(tmp_path, "s", 40, resume=True, starts=second, **kw)
+    with pytest.raises(ValueError, match="needs --starts"):
+        _train(tmp_path, "s", 40, resume=True, switch_starts=True, **kw)
+    _train(
+        tmp_path,
+        "s",
+        40,
+        eval_every=10,
+        resume=True,
+        starts=second,
+        switch_starts=True,
+        **{**kw, "start_share": 0.5},
+    )
+    meta = load_model(run).meta
+    assert meta["games"] == 40
+    assert meta["starts"]["file"] == "second.npz" and meta["starts"]["positions"] == 2
+    assert meta["starts"]["share"] == 0.5 and meta["starts"]["from_game"] == 20
+    switched = meta["schedule"][-1]
+    assert switched["from_game"] == 20
+    assert switched["starts"]["file"] == "second.npz"
+    assert switched["starts"]["share"] == 0.5
+    # from then on the run resumes with the new file, and refuses the old one
+    _train(
+        tmp_path,
+        "s",
+        50,
+        eval_every=10,
+        resume=True,
+        starts=second,
+        **{**kw, "start_share": 0.5},
+    )
+    with pytest.raises(ValueError, match="not the start positions"):
+        _train(tmp_path, "s", 60, resume=True, starts=first, **kw)
+    # the same switch at the same game gives the same net as before
+    again = _train(tmp_path, "t", 20, eval_every=10, starts=first, **kw)
+    _train(
+        tmp_path,
+        "t",
+        50,
+        eval_every=10,
+        resume=True,
+        starts=second,
+        switch_starts=True,
+        **{**kw, "start_share": 0.5},
+    )
+    np.testing.assert_array_equal(load_model(again).weights, load_model(run).weights)
+
+
 def test_workers_train_one_net_together(tmp_path):
     """Two threads over the same weights: every game counted once, the net learns;
     one worker is the deterministic trainer."""

@@ -262,6 +262,7 @@ def train_ntuple(
     env_kwargs: dict | None = None,
     starts: str | Path | None = None,
     start_share: float = 0.5,
+    switch_starts: bool = False,
     workers: int = 1,
     eval_every: int = 10_000,
     eval_games: int = 100,
@@ -308,6 +309,10 @@ def train_ntuple(
         starts: an ``.npz`` of saved start positions (:func:`load_starts`); a
             resumed run needs the same file again (its sha256 is in ``model.json``).
         start_share: the share of games that start from a saved position.
+        switch_starts: with ``resume``, train on from here with ``starts`` and
+            ``start_share`` in place of the positions the run had (or none); the
+            schedule records the switch (file, sha256, share) at this game. Without
+            it a resumed run refuses other positions than its own.
         workers: threads training one net together, lock-free (the kernels release
             the GIL; as the literature's multi-threaded trainers, updates may race).
             Each chunk, the run's generator seeds one generator per thread. One
@@ -354,6 +359,10 @@ def train_ntuple(
         if stages is not None and parse_stages(env_id, stages) != model.stages:
             _split(model, parse_stages(env_id, stages), done, out)
         fresh_tc = _change_schedule(model.meta, done, changes)
+        if switch_starts:
+            if starts is None:
+                raise ValueError("switching start positions needs --starts FILE.npz")
+            model.meta.pop("starts", None)
         if starts is not None and "starts" not in model.meta:  # from here on
             model.meta["starts"] = {
                 "file": Path(starts).name,
@@ -367,6 +376,10 @@ def train_ntuple(
                 last = {**last, "from_game": done}
                 model.meta["schedule"].append(last)
             last["starts"] = True
+            if switch_starts:
+                last["starts"] = {
+                    k: model.meta["starts"][k] for k in ("file", "sha256", "share")
+                }
         _check_starts(model.meta, starts, start_share, out)
     else:
         recipe = dict(RECIPES[env_id])

@@ -200,6 +200,12 @@ def _ntuple(nt: argparse.ArgumentParser) -> None:
         help="share of the games that start from a saved position (default 0.5)",
     )
     nt.add_argument(
+        "--switch-starts",
+        action="store_true",
+        help="with --resume: train on from the --starts positions (and --start-share) "
+        "in place of the run's own; the run's schedule records the switch",
+    )
+    nt.add_argument(
         "--workers",
         type=_positive_int,
         default=1,
@@ -265,6 +271,7 @@ def run_ntuple(args: argparse.Namespace) -> int:
             env_kwargs=parse_overrides(args.env_kwarg),
             starts=args.starts,
             start_share=args.start_share,
+            switch_starts=args.switch_starts,
             workers=args.workers,
             eval_every=args.eval_every,
             eval_games=args.eval_games,
