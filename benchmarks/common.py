@@ -29,6 +29,21 @@ def evaluate_command(env: str, agents, n_games: int, seed: int, store) -> str:
     )
 
 
+def record_identity(spec: str, env: str) -> dict:
+    """An agent as a results file names it: its fully resolved options and playahead's
+    version (:func:`playahead.evaluate.store.agent_identity`), plus ``files_sha256``
+    of a net it loads, if present."""
+    import playahead  # noqa: F401  (registers the envs and agents)
+    from playahead.evaluate.runner import file_fingerprint
+    from playahead.evaluate.store import agent_identity
+
+    ident = agent_identity(spec, env)
+    digest = file_fingerprint(spec)
+    if digest is not None:
+        ident["files_sha256"] = digest
+    return ident
+
+
 def sampled_states(
     env_id: str,
     agent,

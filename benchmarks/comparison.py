@@ -12,11 +12,28 @@ agent, paired bootstrap differences) and ``<env>.md``: one row per agent with it
 learned agent its training budget and cost.
 
 The learned agents load from run directories under ``runs/`` that the listed
-``playahead train`` commands rebuild (same seed, same network); an agent whose run is
-missing is left out with the command that builds it. Training cost is read from the
-run: ``model.json`` of an n-tuple net, ``cost.json`` of an SB3 run (CPU seconds of the
-training process); an SB3 run from before costs were recorded gives the wall-clock span
-of its TensorBoard log instead, marked as such (an upper bound on a shared machine).
+``playahead train`` commands rebuild (same seed, same network). Training cost is read
+from the run: ``model.json`` of an n-tuple net, ``cost.json`` of an SB3 run (CPU
+seconds of the training process); an SB3 run from before costs were recorded gives the
+wall-clock span of its TensorBoard log instead, marked as such (an upper bound on a
+shared machine).
+
+Resuming from the committed record: a run first reads the committed ``<env>.json``.
+If it holds the same number of games per agent and the same seed as asked, an agent
+whose games it holds is kept, not replayed: when its fingerprint there (``identities``:
+spec -> ``{"identity", "fingerprint"}``, the agent's resolved options, playahead's
+version and the sha256 of a net it loads, as :mod:`benchmarks.strength` records them)
+is today's agent's; when its run directory is absent on this machine, so that no
+fingerprint can be computed (then its committed training cost is kept too, and the run
+says so); and when the record names no fingerprint for it (a file written before
+fingerprints, whose agents are kept by spec string until their entry is removed from
+the file). An agent of another fingerprint plays again, and the run says what
+differs. Only the agents without kept games play (from the store if it has them); an
+agent with neither kept games nor a run directory is left out with the command that
+builds it. The pairwise comparisons are computed again over all the agents' per-game
+scores (:func:`playahead.evaluate.summary.pairwise`: the same numbers for the same
+games). A record of another games count or seed is not reused: the run says so and
+writes the file anew from the games it plays.
 """
 
 from __future__ import annotations
@@ -24,13 +41,16 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import sys
 from pathlib import Path
 
-from benchmarks.common import evaluate_command
+from benchmarks.common import evaluate_command, record_identity
 
 RESULTS = Path(__file__).parent / "results" / "comparison"
 STORES = Path("runs") / "comparison"
+#: Bootstrap resamples of every interval (the evaluator's default).
+N_RESAMPLES = 2000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,37 +93,46 @@ def _deep(env: str, label: str, algo: str, run: str, steps: int, extra: str = ""
     return Entry(label, f"{algo}:path={run}/model.zip", run, f"{train} {extra}".strip())
 
 
-def _learned(env: str, net: str, *deep: Entry) -> list[Entry]:
-    """The learned agents: an n-tuple net (greedy, and as expectimax leaves), then
-    the deep-RL ones."""
-    net_cmd = {
-        "Threes-v0": (
-            f"playahead train ntuple --env {env} --games 200000 --seed 0 "
-            f"--eval-every 20000 --eval-games 100 --out {net}, then --games 2000000, "
-            f"then --games 6000000 --eval-every 500000, each with --resume"
-        ),
-        "2048-v0": (
-            f"playahead train ntuple --env {env} --games 100000 --seed 0 "
-            "--no-tc --lambda 0 --no-restarts "
-            f"--eval-every 10000 --eval-games 100 --out {net}"
-        ),
-    }[env]
+#: The 2048 net of the old recipe: TDL2048's backward TD(0), one learning rate.
+NET_2048_TD0 = "runs/2048-nt-100k"
+TRAIN_2048_TD0 = (
+    f"playahead train ntuple --env 2048-v0 --games 100000 --seed 0 "
+    "--no-tc --lambda 0 --no-restarts "
+    f"--eval-every 10000 --eval-games 100 --out {NET_2048_TD0}"
+)
+#: The 2048 net of the default recipe: backward TD(lambda=0.5), temporal coherence
+#: and restarts.
+NET_2048 = "runs/2048-nt-20k"
+TRAIN_2048 = (
+    f"playahead train ntuple --env 2048-v0 --games 20000 --seed 0 "
+    f"--eval-every 5000 --eval-games 100 --out {NET_2048}"
+)
+TRAIN_THREES = (
+    "playahead train ntuple --env Threes-v0 --games 200000 --seed 0 "
+    "--eval-every 20000 --eval-games 100 --out runs/threes-nt-6m, then --games "
+    "2000000, then --games 6000000 --eval-every 500000, each with --resume"
+)
+
+
+def _ntuple(net: str, train: str, recipe: str = "", ply: str = "") -> list[Entry]:
+    """An n-tuple net's agents: greedy, and as the leaves of expectimax at depths 1
+    and 2. ``recipe`` names the training recipe in the labels, ``ply`` what depth 2
+    is called besides (on 2048 the root move and two rounds of chance and move are
+    what the literature calls 3-ply)."""
+    td = f"n-tuple {recipe}" if recipe else "n-tuple TD"
+    leaves = f"n-tuple leaves, {recipe}" if recipe else "n-tuple leaves"
     leaf = f"evaluator=ntuple:path={net}"
     return [
-        Entry("n-tuple TD, greedy", f"ntuple:path={net}", net, net_cmd),
+        Entry(f"{td}, greedy", f"ntuple:path={net}", net, train),
         Entry(
-            "expectimax depth 1, n-tuple leaves",
-            f"expectimax:depth=1,{leaf}",
-            net,
-            net_cmd,
+            f"expectimax depth 1, {leaves}", f"expectimax:depth=1,{leaf}", net, train
         ),
         Entry(
-            "expectimax depth 2, n-tuple leaves",
+            f"expectimax depth 2{ply}, {leaves}",
             f"expectimax:depth=2,{leaf}",
             net,
-            net_cmd,
+            train,
         ),
-        *deep,
     ]
 
 
@@ -115,25 +144,22 @@ AGENTS: dict[str, list[Entry]] = {
         Entry("MCTS, 2000 simulations", "mcts:n_simulations=2000"),
         Entry("expectimax depth 1, tuned features", "expectimax:depth=1"),
         Entry("expectimax depth 2, tuned features", "expectimax:depth=2"),
-        *_learned(
-            "Threes-v0",
-            "runs/threes-nt-6m",
-            Entry(
-                "n-tuple TD, greedy, split into 3 stages at 6M games",
-                f"ntuple:path={THREES_SPLIT}",
-                THREES_SPLIT,
-                TRAIN_THREES_SPLIT,
-            ),
-            Entry(
-                "n-tuple TD, greedy, the split net at 9.5M games, lr 0.025 from 8M",
-                f"ntuple:path={THREES_TUNED}",
-                THREES_TUNED,
-                TRAIN_THREES_TUNED,
-            ),
-            _deep("Threes-v0", "MaskablePPO", "ppo", "runs/threes-ppo-10m", 10**7),
-            _deep("Threes-v0", "masked DQN", "dqn", "runs/threes-dqn-1m", 10**6),
-            _deep("Threes-v0", "masked DQN", "dqn", "runs/threes-dqn-10m", 10**7),
+        *_ntuple("runs/threes-nt-6m", TRAIN_THREES),
+        Entry(
+            "n-tuple TD, greedy, split into 3 stages at 6M games",
+            f"ntuple:path={THREES_SPLIT}",
+            THREES_SPLIT,
+            TRAIN_THREES_SPLIT,
         ),
+        Entry(
+            "n-tuple TD, greedy, the split net at 9.5M games, lr 0.025 from 8M",
+            f"ntuple:path={THREES_TUNED}",
+            THREES_TUNED,
+            TRAIN_THREES_TUNED,
+        ),
+        _deep("Threes-v0", "MaskablePPO", "ppo", "runs/threes-ppo-10m", 10**7),
+        _deep("Threes-v0", "masked DQN", "dqn", "runs/threes-dqn-1m", 10**6),
+        _deep("Threes-v0", "masked DQN", "dqn", "runs/threes-dqn-10m", 10**7),
     ],
     "2048-v0": [
         Entry("random", "random"),
@@ -142,28 +168,26 @@ AGENTS: dict[str, list[Entry]] = {
         Entry("MCTS, 200 simulations", "mcts:n_simulations=200"),
         Entry("expectimax depth 1, monotonic", "expectimax:depth=1"),
         Entry("expectimax depth 2, monotonic", "expectimax:depth=2"),
-        *_learned(
+        *_ntuple(NET_2048_TD0, TRAIN_2048_TD0, "TD(0)", " (3-ply)"),
+        *_ntuple(NET_2048, TRAIN_2048, "TD(lambda)+TC+restarts", " (3-ply)"),
+        _deep("2048-v0", "MaskablePPO", "ppo", "runs/2048-ppo-10m", 10**7),
+        _deep(
             "2048-v0",
-            "runs/2048-nt-100k",
-            _deep("2048-v0", "MaskablePPO", "ppo", "runs/2048-ppo-10m", 10**7),
-            _deep(
-                "2048-v0",
-                "MaskablePPO, shaped reward",
-                "ppo",
-                "runs/2048-ppo-shaped-10m",
-                10**7,
-                SHAPED_2048,
-            ),
-            _deep(
-                "2048-v0",
-                "MaskablePPO, shaped reward, padded encoder",
-                "ppo",
-                "runs/2048-ppo-shaped-p1",
-                10**7,
-                SHAPED_PADDED_2048,
-            ),
-            _deep("2048-v0", "masked DQN", "dqn", "runs/2048-dqn-1m", 10**6),
+            "MaskablePPO, shaped reward",
+            "ppo",
+            "runs/2048-ppo-shaped-10m",
+            10**7,
+            SHAPED_2048,
         ),
+        _deep(
+            "2048-v0",
+            "MaskablePPO, shaped reward, padded encoder",
+            "ppo",
+            "runs/2048-ppo-shaped-p1",
+            10**7,
+            SHAPED_PADDED_2048,
+        ),
+        _deep("2048-v0", "masked DQN", "dqn", "runs/2048-dqn-1m", 10**6),
     ],
 }
 
@@ -227,9 +251,91 @@ def available(env: str) -> tuple[list[Entry], list[Entry]]:
     """(entries whose run exists or that need none, entries left out)."""
     have, missing = [], []
     for e in AGENTS[env]:
-        exists = e.run is None or Path(e.run).exists()
-        (have if exists else missing).append(e)
+        (missing if _absent(e) else have).append(e)
     return have, missing
+
+
+def _absent(e: Entry) -> bool:
+    """Whether ``e`` loads a run directory that this machine does not have."""
+    return e.run is not None and not Path(e.run).exists()
+
+
+def _unfinished(e: Entry) -> str | None:
+    """Why the n-tuple net of ``e`` is not the one its command builds (fewer games
+    than the command's last ``--games``: still training), or None."""
+    meta = Path(e.run or "") / "model.json"
+    wanted = re.findall(r"--games (\d+)", e.train or "")
+    if not (meta.is_file() and wanted):
+        return None
+    games = json.loads(meta.read_text())["games"]
+    if games >= int(wanted[-1]):
+        return None
+    return (
+        f"{e.run} holds a net of {games:,} games, its command trains "
+        f"{int(wanted[-1]):,} (still training?)"
+    )
+
+
+@dataclasses.dataclass
+class Kept:
+    """An agent's entries in the committed record: its summary, training and
+    identity (``{"identity", "fingerprint"}``; None in a file from before them)."""
+
+    agent: dict
+    training: dict | None
+    identity: dict | None
+
+
+def committed(
+    env: str, n_games: int, seed: int, results: Path = RESULTS
+) -> tuple[dict[str, Kept], list[str]]:
+    """``(kept agents by spec, notes)``: the agents of :data:`AGENTS` whose games
+    the committed ``<env>.json`` holds and this run keeps (see the module
+    docstring), and one line for each kept or not reused."""
+    from playahead.evaluate.store import fingerprint, identity_difference
+
+    path = results / f"{env}.json"
+    if not path.is_file():
+        return {}, []
+    data = json.loads(path.read_text())
+    if (data.get("n_games"), data.get("seed")) != (n_games, seed):
+        return {}, [
+            f"{path.name} holds {data.get('n_games')} games per agent with seed "
+            f"{data.get('seed')}, this run asks for {n_games} with seed {seed}: not "
+            "reused (the file is written anew from the games played now)"
+        ]
+    agents = {a["spec"]: a for a in data.get("agents", [])}
+    identities = data.get("identities", {})
+    kept, notes, by_spec = {}, [], []
+    for e in AGENTS[env]:
+        a = agents.get(e.spec)
+        if a is None or a.get("games") != n_games:
+            continue
+        old = identities.get(e.spec)
+        keep = Kept(a, data.get("training", {}).get(e.spec), old)
+        if _absent(e):
+            kept[e.spec] = keep
+            notes.append(
+                f"kept {e.spec} from the record, not replayed: no {e.run} on this "
+                f"machine (its games and training cost are the record's)"
+            )
+        elif old is None:
+            kept[e.spec] = keep
+            by_spec.append(e.spec)
+        elif old["fingerprint"] == fingerprint(today := record_identity(e.spec, env)):
+            kept[e.spec] = keep
+        else:
+            diff = identity_difference(old["identity"], today)
+            notes.append(
+                f"{e.spec}: its games in {path.name} were played with {diff}: "
+                "played again"
+            )
+    if by_spec:
+        notes.append(
+            f"kept by spec from {path.name}, which names no fingerprint for them: "
+            + ", ".join(by_spec)
+        )
+    return kept, notes
 
 
 def run(
@@ -241,39 +347,117 @@ def run(
     results: Path = RESULTS,
     progress: bool = True,
 ) -> Path:
-    """Play (or resume) the comparison; returns the Markdown file written."""
-    from playahead.evaluate import evaluate
+    """Play what the committed record and the store lack, write the record; returns
+    the Markdown file written.
 
-    entries, missing = available(env)
-    for e in missing:
-        print(
-            f"left out {e.spec}: no {e.run} (build it with: {e.train})", file=sys.stderr
-        )
+    Raises:
+        ValueError: no agent to show (none kept, none whose run exists).
+    """
+    from playahead import __version__
+    from playahead.evaluate import evaluate
+    from playahead.evaluate.report import EvaluationResult
+    from playahead.evaluate.store import fingerprint
+    from playahead.evaluate.summary import pairwise, shown_path
+
+    kept, notes = committed(env, n_games, seed, results)
+    for note in notes:
+        print(f"comparison: {note}", file=sys.stderr)
+    entries, play = [], []
+    for e in AGENTS[env]:
+        if e.spec in kept:
+            entries.append(e)
+        elif _absent(e):
+            print(
+                f"left out {e.spec}: no {e.run} (build it with: {e.train})",
+                file=sys.stderr,
+            )
+        elif why := _unfinished(e):
+            print(f"left out {e.spec}: {why}", file=sys.stderr)
+        else:
+            entries.append(e)
+            play.append(e.spec)
+    if not entries:
+        raise ValueError(f"no agent of {env} to show: none recorded, none available")
     stores.mkdir(parents=True, exist_ok=True)
     results.mkdir(parents=True, exist_ok=True)
     store = stores / f"{env}.sqlite"
-    report = evaluate(
-        env,
-        [e.spec for e in entries],
-        n_games,
-        seed,
-        store=store,
-        workers=workers,
-        progress=progress,
-    )
-    data = report.to_dict()
-    data["command"] = evaluate_command(
-        env, [e.spec for e in entries], n_games, seed, store
-    )
-    data["training"] = {
-        e.spec: {"run": e.run, "command": e.train, "cost": training_cost(e.run)}
+    played, milestones = {}, None
+    if play:
+        report = evaluate(
+            env,
+            play,
+            n_games,
+            seed,
+            store=store,
+            workers=workers,
+            progress=progress,
+            n_resamples=N_RESAMPLES,
+        )
+        for note in report.notes:
+            print(f"comparison: {note}", file=sys.stderr)
+        played = {a.spec: a for a in report.agents}
+        milestones = report.milestones
+    else:
+        old = json.loads((results / f"{env}.json").read_text())
+        milestones = tuple(old["milestones"])
+    agents = [
+        played[e.spec] if e.spec in played else _summary(kept[e.spec].agent)
         for e in entries
-        if e.run is not None
+    ]
+    specs = [e.spec for e in entries]
+    result = EvaluationResult(
+        env_id=env,
+        env_kwargs={},
+        seed=seed,
+        n_games=n_games,
+        kind="single",
+        agents=agents,
+        pairs=pairwise(agents, seed, N_RESAMPLES),
+        milestones=milestones,
+        store=shown_path(str(store)),
+        version=__version__,
+    )
+    data = result.to_dict()
+    data.pop("notes")
+    data["command"] = evaluate_command(env, specs, n_games, seed, store)
+    data["training"] = {
+        e.spec: _training(e, kept.get(e.spec)) for e in entries if e.run is not None
     }
+    data["identities"] = {}
+    for e in entries:
+        if e.spec in played:
+            ident = record_identity(e.spec, env)
+            data["identities"][e.spec] = {
+                "identity": ident,
+                "fingerprint": fingerprint(ident),
+            }
+        elif kept[e.spec].identity is not None:
+            data["identities"][e.spec] = kept[e.spec].identity
     (results / f"{env}.json").write_text(json.dumps(data, indent=1) + "\n")
     path = results / f"{env}.md"
     path.write_text(markdown(env, entries, data))
     return path
+
+
+def _training(e: Entry, kept: Kept | None) -> dict:
+    """The record's ``training`` entry of ``e``: the run's cost, or the committed
+    cost when the run is absent here."""
+    if _absent(e) and kept is not None and kept.training is not None:
+        cost = kept.training.get("cost")
+    else:
+        cost = training_cost(e.run)
+    return {"run": e.run, "command": e.train, "cost": cost}
+
+
+def _summary(agent: dict):
+    """An :class:`~playahead.evaluate.report.AgentSummary` from its JSON form."""
+    from playahead.evaluate.report import AgentSummary
+
+    fields = {f.name for f in dataclasses.fields(AgentSummary)}
+    summary = AgentSummary(**{k: v for k, v in agent.items() if k in fields})
+    summary.milestones = {int(k): v for k, v in summary.milestones.items()}
+    summary.ci95 = tuple(summary.ci95)
+    return summary
 
 
 def _cost_cell(cost: dict | None) -> str:

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import evaluate_command
+from benchmarks.common import evaluate_command, record_identity
 from benchmarks.comparison import THREES_TUNED, TRAIN_THREES_SPLIT, TRAIN_THREES_TUNED
 
 RESULTS = Path(__file__).parent / "results"
@@ -242,15 +242,7 @@ def identity(setting: Setting) -> dict:
     """The agent of ``setting`` as its results file names it: its fully resolved
     options and playahead's version (:func:`playahead.evaluate.store.agent_identity`),
     plus ``files_sha256`` of a net it loads, if present."""
-    import playahead  # noqa: F401  (registers the envs and agents)
-    from playahead.evaluate.runner import file_fingerprint
-    from playahead.evaluate.store import agent_identity
-
-    ident = agent_identity(setting.agent, setting.env)
-    digest = file_fingerprint(setting.agent)
-    if digest is not None:
-        ident["files_sha256"] = digest
-    return ident
+    return record_identity(setting.agent, setting.env)
 
 
 def committed(name: str, setting: Setting, results: Path = RESULTS):

@@ -111,6 +111,18 @@ def compare(a: AgentSummary, b: AgentSummary, seed: int, n_resamples: int):
     )
 
 
+def pairwise(
+    agents: list[AgentSummary], seed: int, n_resamples: int
+) -> list[PairComparison]:
+    """Every pair of ``agents`` compared (:func:`compare`), in their order: the first
+    with each later one, then the second, ..."""
+    return [
+        compare(a, b, seed, n_resamples)
+        for i, a in enumerate(agents)
+        for b in agents[i + 1 :]
+    ]
+
+
 def pair_record(a: str, b: str, records: list[GameRecord]) -> PairRecord:
     """``a``'s record against ``b`` (``records`` stored with ``agent=a``)."""
 
@@ -162,13 +174,11 @@ def build_result(
             )
             for s in specs
         ]
-        pairs = [
-            compare(a, b, seed, n_resamples)
-            for i, a in enumerate(agents)
-            for b in agents[i + 1 :]
-        ]
         return EvaluationResult(
-            agents=agents, pairs=pairs, milestones=milestones, **common
+            agents=agents,
+            pairs=pairwise(agents, seed, n_resamples),
+            milestones=milestones,
+            **common,
         )
     index = {s: i for i, s in enumerate(specs)}
     all_records: list[GameRecord] = []
