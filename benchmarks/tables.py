@@ -147,14 +147,14 @@ HEADLINE = [
         "expectimax:depth=2",
     ),
     (
-        "n-tuple net (TD), greedy",
+        "n-tuple net (Threes: TD(0); 2048: TD(lambda)+TC+restarts), greedy",
         "ntuple:path=runs/threes-nt-split-lr025",
-        "ntuple:path=runs/2048-nt-100k",
+        "ntuple:path=runs/2048-nt-20k",
     ),
     (
-        "expectimax depth 2, n-tuple net at the leaves",
+        "expectimax depth 2, n-tuple net at the leaves (the same 2048 net)",
         "expectimax:depth=2,evaluator=ntuple:path=runs/threes-nt-6m",
-        "expectimax:depth=2,evaluator=ntuple:path=runs/2048-nt-100k",
+        "expectimax:depth=2,evaluator=ntuple:path=runs/2048-nt-20k",
     ),
     (
         "MaskablePPO, 10M steps (2048: shaped reward, padded encoder)",
