@@ -180,3 +180,122 @@ def test_automatic_depth_threes_goes_to_max_depth_2048_follows_the_board():
 def test_bad_min_depth_is_refused(bad):
     with pytest.raises(ValueError, match="min_depth"):
         ExpectimaxAgent(min_depth=bad)
+
+
+#: ``ExpectimaxAgent(seed=0, depth=3)`` on positions of :func:`played`, recorded
+#: before ``bounded`` existed: (env_id, seed, moves, action, values, nodes, tt_hits).
+BEFORE_BOUNDED = [
+    (
+        "2048-v0",
+        0,
+        20,
+        1,
+        [1581410.5545406307, 1591888.1932770123, 1582750.5798711374, 1584394.268463123],
+        91655,
+        3776,
+    ),
+    (
+        "Threes-v0",
+        1,
+        8,
+        2,
+        [3301.151256121237, 3298.8298758450865, 3313.4747862221566, 3307.477641890431],
+        45634,
+        1153,
+    ),
+    (
+        "Threes-v0",
+        4,
+        30,
+        0,
+        [3244.966023970078, 3239.663378078353, 3235.308969294936, 3240.781895692684],
+        79681,
+        850,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("env_id", "seed", "moves", "action", "values", "nodes", "hits"), BEFORE_BOUNDED
+)
+def test_a_fixed_depth_without_bounded_searches_as_before(
+    env_id, seed, moves, action, values, nodes, hits
+):
+    env = played(env_id, seed, moves)
+    got = ExpectimaxAgent(seed=0, depth=3).analyze(env)
+    assert got.action == action
+    np.testing.assert_allclose(got.values, values, rtol=1e-12)
+    stats = {k: v for k, v in got.stats.items() if k not in ("seconds", "backend")}
+    assert stats == {
+        "nodes": nodes,
+        "tt_hits": hits,
+        "depth": 3,
+        "budget_cut": False,
+        "searches": [3],
+        "evaluator": "monotonic" if env_id == "2048-v0" else "features",
+    }
+    # bounded, with a budget the search fits in: the very same search
+    bounded = ExpectimaxAgent(seed=0, depth=3, bounded=True).analyze(env)
+    np.testing.assert_array_equal(bounded.values, got.values)
+    assert bounded.stats["nodes"] == nodes and bounded.stats["searches"] == [3]
+    assert not bounded.stats["budget_cut"]
+
+
+#: Nodes a bounded search may count past its budget: an abandoned search's chance
+#: nodes still count the moves of the children they had started (at most 2 x 16 x 4
+#: per level of the stack in 2048), and depth 1 may follow.
+SLACK = 5_000
+
+
+@pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0"])
+def test_a_bounded_deep_fixed_depth_stops_at_the_budget(env_id):
+    env = played(env_id, 2, 15)
+    budget = 200_000
+    got = ExpectimaxAgent(
+        seed=0, depth=12, prob_cutoff=0.0, budget=budget, bounded=True
+    ).analyze(env)
+    stats = got.stats
+    # the direct search is abandoned at three quarters of the budget, then 1, 2, ...
+    assert stats["searches"][:3] == [12, 1, 2] and stats["budget_cut"]
+    assert 1 <= stats["depth"] < 12 and stats["depth"] in stats["searches"][1:]
+    assert stats["nodes"] <= budget + SLACK
+    assert env.unwrapped.action_masks()[got.action]
+    same = ExpectimaxAgent(seed=0, depth=stats["depth"], prob_cutoff=0.0)
+    np.testing.assert_array_equal(got.values, same.analyze(env).values)
+    # unbounded, the same agent would search depth 12 in full
+    assert ExpectimaxAgent(depth=12, budget=budget).bounded is False
+
+
+def test_a_bounded_automatic_depth_whose_first_search_runs_long_keeps_depth_1():
+    env = played("2048-v0", 2, 15)
+    options = {"min_depth": 12, "max_depth": 12, "prob_cutoff": 0.0}
+    got = ExpectimaxAgent(seed=0, budget=MIN_BUDGET * 50, bounded=True, **options)
+    analysis = got.analyze(env)
+    stats = analysis.stats
+    assert stats["searches"] == [10, 1] and stats["depth"] == 1
+    assert stats["budget_cut"]
+    assert stats["nodes"] <= MIN_BUDGET * 50 + SLACK
+    depth_1 = ExpectimaxAgent(seed=0, depth=1, prob_cutoff=0.0).analyze(env)
+    np.testing.assert_array_equal(analysis.values, depth_1.values)
+
+
+def test_bounded_is_part_of_the_agent_only_where_it_can_act():
+    from playahead.agents import resolved_options
+
+    plain = resolved_options("expectimax:depth=3", "Threes-v0")
+    assert "bounded" not in plain and "budget" not in plain
+    assert resolved_options("expectimax:depth=3,bounded=false", "Threes-v0") == plain
+    bounded = resolved_options("expectimax:depth=3,bounded=true", "Threes-v0")
+    assert bounded == plain | {"bounded": True, "budget": DEFAULT_BUDGET}
+    for spec in ("bounded=true,budget=none", "bounded=true,time_limit=1"):
+        assert "bounded" not in resolved_options(f"expectimax:{spec}", "2048-v0")
+    auto = resolved_options("expectimax", "2048-v0")
+    assert resolved_options("expectimax:bounded=true", "2048-v0") == auto | {
+        "bounded": True
+    }
+
+
+@pytest.mark.parametrize("bad", [1, 0, "yes", None])
+def test_bad_bounded_is_refused(bad):
+    with pytest.raises(ValueError, match="bounded must be true or false"):
+        ExpectimaxAgent(bounded=bad)

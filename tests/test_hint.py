@@ -11,12 +11,15 @@ import numpy as np
 import pytest
 
 from playahead.agents import Analysis
+from playahead.planners.expectimax import DEFAULT_BUDGET
 from playahead.tools import hint as hint_tool
-from playahead.tools.games import format_value
+from playahead.tools.games import MAX_NODES, format_value
 from playahead.tools.hint import Hint, MoveHint, hint
 from playahead.tools.positions import MAX_BOARD_FILE, position, read_board
+from tests.test_expectimax_clocks import fast_clocks
 
 THREES_BOARD = "1 2 0 3 / 0 6 0 0 / 0 0 3 0 / 2 0 0 1"
+TILES_2048 = "[[2,2,0,0],[4,0,0,0],[0,0,0,0],[0,0,0,8]]"
 FAST_TILES = "mcts:n_simulations=200"
 
 
@@ -266,6 +269,14 @@ def test_tictactoe_moves_are_named_from_0_as_in_play():
             ["nim", "--pile", "13", "--agent", "mcts:n_simulations=1000000000"],
             ["at most"],
         ),
+        (
+            ["2048", "--board", TILES_2048, "--agent", "expectimax:budget=300000001"],
+            ["budget is at most 300,000,000"],
+        ),
+        (
+            ["2048", "--board", TILES_2048, "--agent", "expectimax:bounded=false"],
+            ["bounded is always true", "at most 300,000,000"],
+        ),
     ],
 )
 def test_oversized_inputs_get_a_clear_error(argv, words):
@@ -273,6 +284,7 @@ def test_oversized_inputs_get_a_clear_error(argv, words):
         _cli(argv)
     for word in words:
         assert word in str(err.value)
+    assert "\n" not in str(err.value)
 
 
 def test_board_files_are_read_bounded(tmp_path):
@@ -301,3 +313,65 @@ def test_a_search_cut_by_its_time_limit_says_so():
     cut = hint("chips", pile=100, agent="minimax:time_limit=0.2")
     assert "stopped at its 0.2 s limit" in cut.note and cut.note in str(cut)
     assert hint("nim", pile=13, k=3).note == ""  # solved at once
+
+
+def test_a_planner_with_a_node_budget_gets_no_clock():
+    assert hint_tool.capped_budget("expectimax") == {"bounded": True}
+    assert hint_tool.capped_budget("expectimax:depth=12") == {"bounded": True}
+    assert hint_tool.capped_budget("expectimax:time_limit=2") == {"bounded": True}
+    assert hint_tool.capped_budget("expectimax:budget=none") == {
+        "bounded": True,
+        "budget": MAX_NODES,
+    }
+    assert hint_tool.capped_budget("mcts") == {"time_limit": 10.0}
+
+
+def _built(monkeypatch) -> list:
+    """The planners :func:`hint` builds, as it builds them."""
+    import playahead.agents
+
+    built, make = [], playahead.agents.make_agent
+
+    def spy(*args, **kwargs):
+        built.append(make(*args, **kwargs))
+        return built[-1]
+
+    monkeypatch.setattr(playahead.agents, "make_agent", spy)
+    return built
+
+
+@pytest.mark.parametrize(
+    ("game", "board", "card"), [("threes", THREES_BOARD, 2), ("2048", TILES_2048, None)]
+)
+def test_the_default_tile_hint_counts_nodes_and_reads_no_clock(
+    game, board, card, monkeypatch
+):
+    built = _built(monkeypatch)
+    plain = hint(game, board, card)
+    agent = built[-1]
+    assert agent.name == "expectimax" and agent.time_limit is None
+    assert agent.bounded and agent.budget == DEFAULT_BUDGET
+    with monkeypatch.context() as patch:
+        fast_clocks(patch)
+        fast = hint(game, board, card)
+    assert [(m.action, m.value) for m in fast.moves] == [
+        (m.action, m.value) for m in plain.moves
+    ]
+    for key in ("nodes", "depth", "searches", "budget_cut"):
+        assert fast.analysis.stats[key] == plain.analysis.stats[key]
+
+
+def test_a_deep_fixed_depth_hint_stops_at_its_node_budget(monkeypatch):
+    built = _built(monkeypatch)
+    got = hint("2048", TILES_2048, agent="expectimax:depth=12,prob_cutoff=0")
+    stats = got.analysis.stats
+    assert built[-1].time_limit is None
+    assert stats["budget_cut"] and 1 <= stats["depth"] < 12
+    assert stats["nodes"] <= DEFAULT_BUDGET + 5_000  # see SLACK in its own tests
+    env, _ = position("2048", TILES_2048)
+    assert env.action_masks()[got.best.action]
+    depth = stats["depth"]
+    assert f"budget (30,000,000 nodes) stopped the search at depth {depth}," in got.note
+    assert got.note in str(got)
+    small = hint("2048", TILES_2048, agent="expectimax:depth=12,budget=20000")
+    assert small.analysis.stats["nodes"] <= 20_000 + 5_000

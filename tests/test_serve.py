@@ -7,10 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from playahead.planners.expectimax import DEFAULT_BUDGET
 from playahead.tools.games import GAMES, make_env
 from playahead.tools.serve import api, models
 from playahead.tools.serve.api import handle
 from playahead.tools.serve.states import state_from_json, state_to_json
+from tests.test_expectimax_clocks import fast_clocks
 
 
 def ok(path, payload):
@@ -224,6 +226,13 @@ BAD = [
     ("/api/hint", hint(agent="mcts:n_simulations=1000000000"), "or equal to 100000"),
     ("/api/hint", hint(agent="mcts:time_limit=soon"), "time_limit: Input should be"),
     (
+        "/api/hint",
+        hint(agent="expectimax", settings={"budget": 300_000_001}),
+        "settings.budget: Input should be less than or equal to 300000000",
+    ),
+    ("/api/hint", hint(agent="expectimax:budget=4e8"), "budget: Input should be"),
+    ("/api/hint", hint(agent="expectimax:bounded=false"), "bounded: Extra inputs"),
+    (
         "/api/new",
         {"game": "nim", "options": {"n": [[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}},
         "nests deeper than 16",
@@ -317,3 +326,40 @@ def test_a_two_player_lookahead_too_big_for_the_time_cap_is_refused():
     assert ok(
         "/api/hint", {"game": TTT, "state": view["state"], "agent": "lookahead:depth=1"}
     )
+
+
+def test_expectimax_is_bounded_by_its_node_budget_not_by_a_clock():
+    def built(spec, settings):
+        return api.build_planner(spec, settings, np.random.default_rng(0), 3.0)
+
+    for spec in ("expectimax", "expectimax:depth=6"):
+        agent = built(spec, {})
+        assert agent.time_limit is None and agent.bounded
+        assert agent.budget == DEFAULT_BUDGET
+    assert built("expectimax", {"budget": None}).budget == models.CAPS["budget"]
+    assert built("expectimax", {"budget": 50_000}).budget == 50_000
+    # a clock only when the request asks for one, capped as every other
+    assert built("expectimax", {"time_limit": 2.0}).time_limit == 2.0
+    assert built("expectimax:time_limit=none", {}).time_limit == 3.0
+    assert built("expectimax", {"time_limit": 1e6}).time_limit == 3.0
+    assert built("mcts", {}).time_limit == 3.0  # no node budget: the clock as before
+
+
+def _deep_hint(budget):
+    view = ok("/api/new", {"game": "2048", "seed": 4})
+    settings = {"prob_cutoff": 1e-12, "budget": budget, "seed": 0}
+    body = {"game": "2048", "state": view["state"], "agent": "expectimax:depth=6"}
+    return view, ok("/api/hint", body | {"settings": settings})
+
+
+def test_a_deep_expectimax_hint_stops_at_its_node_budget(monkeypatch):
+    view, got = _deep_hint(100_000)
+    stats = got["stats"]
+    assert stats["budget_cut"] and 1 <= stats["depth"] < 6
+    assert stats["nodes"] <= 100_000 + 5_000  # see SLACK in the expectimax tests
+    assert got["action"] in view["legal"] and got["ranked"]
+    with monkeypatch.context() as patch:  # the same answer whatever the clocks say
+        fast_clocks(patch)
+        _, fast = _deep_hint(100_000)
+    assert fast["values"] == got["values"]
+    assert fast["stats"]["nodes"] == stats["nodes"]

@@ -28,7 +28,10 @@ Budget: the automatic depth is bounded by ``budget`` nodes per decision (default
 30,000,000), never by a clock: shallower searches first when the last one was costly,
 each deeper one started only if its nodes are predicted to fit (from node counts of
 this agent's earlier searches), so a seed gives the same game on any machine and under
-any load. ``time_limit=SECONDS`` is the explicit clock option.
+any load. ``time_limit=SECONDS`` is the explicit clock option. A fixed ``depth`` is
+searched in full unless ``bounded=True`` (what ``playahead hint`` and ``playahead
+serve`` set): then the budget bounds it too, and a depth that does not fit gives way
+to the deepest shallower one that does.
 
 Learned leaves: ``evaluator="ntuple:path=DIR"`` (spec
 ``expectimax:evaluator=ntuple:path=DIR``, other options before or after it, e.g.
@@ -122,20 +125,31 @@ class ExpectimaxAgent(Planner):
             30,000,000: about what the former default, one CPU second, bought on
             the machine that chose it (17-49 million nodes per second); on the
             Threes and 2048 positions measured it searched what that second did
-            (at most 14.5 million nodes per decision there). It bounds
-            the automatic depth (``depth`` None) and a ``time_limit``'s deepening;
-            a fixed ``depth`` without a time limit is searched in full. If this
-            agent's last search at the automatic depth took at most an eighth of
-            the budget, the decision searches that depth directly, abandoning it at
-            three quarters of the budget. Otherwise (or once abandoned) it deepens
-            from two below the automatic depth; it starts a deeper search only if
-            that is predicted to fit (the nodes of the last search times the last
-            growth factor, at least 2, else 8) and abandons one at the budget's
-            last node, keeping the deepest finished one. Every prediction counts
+            (at most 14.5 million nodes per decision there). It bounds the
+            automatic depth (``depth`` None) and a ``time_limit``'s deepening; a
+            fixed ``depth`` without a time limit is searched in full (unless
+            ``bounded``). If this agent's last search at the automatic depth took
+            at most an eighth of the budget, the decision searches that depth
+            directly, abandoning it at three quarters of the budget. Otherwise (or
+            once abandoned) it deepens from two below the automatic depth; it
+            starts a deeper search only if that is predicted to fit (the nodes of
+            the last search times the last growth factor, at least 2, else 8) and
+            abandons one at the budget's last node, keeping the deepest finished
+            one. Every prediction counts
             nodes, never time, so the same seed gives the same decisions on any
             machine. A search that finishes is the same as without a budget, so
             decisions differ only where the budget binds (``stats["budget_cut"]``;
             ``stats["searches"]`` lists the depths started).
+        bounded: True: ``budget`` bounds every search without a time limit, a fixed
+            ``depth`` too (default False: a fixed depth is searched in full, however
+            long that takes). A fixed depth is then searched directly and abandoned
+            at three quarters of the budget; if abandoned, the search deepens 1,
+            2, ... within the rest, as the automatic depth does, and keeps the
+            deepest search that finished (``stats["budget_cut"]``). At the
+            automatic depth the first search is abandoned at the budget too (then
+            depth 1 is searched). A fixed depth whose search takes at most three
+            quarters of the budget gives the same values as without ``bounded``.
+            ``playahead hint`` and ``playahead serve`` set it.
         seed: seed of the generator that breaks ties (None: fresh entropy).
         max_depth: cap of the automatic and time-limited depth (None: 6).
         min_depth: floor of the automatic depth (None: 3 for 2048, ``max_depth`` for
@@ -158,6 +172,7 @@ class ExpectimaxAgent(Planner):
         evaluator: str | Evaluator | None = None,
         time_limit: float | None = None,
         budget: int | None = DEFAULT_BUDGET,
+        bounded: bool = False,
         seed: int | None = None,
         max_depth: int | None = None,
         min_depth: int | None = None,
@@ -197,6 +212,9 @@ class ExpectimaxAgent(Planner):
         self.max_depth = check_positive("max_depth", max_depth, allow_none=True)
         self.min_depth = check_positive("min_depth", min_depth, allow_none=True)
         self.budget = _check_budget(budget)
+        if not isinstance(bounded, bool | np.bool_):
+            raise ValueError(f"bounded must be true or false, got {bounded!r}")
+        self.bounded = bool(bounded)
         if (
             isinstance(tt_bits, bool)
             or not isinstance(tt_bits, int)
@@ -223,12 +241,17 @@ class ExpectimaxAgent(Planner):
 
         ``options`` are the constructor's keyword arguments with every default
         filled. Options that cannot act are left out (``budget``, ``min_depth`` and
-        ``max_depth`` of a fixed ``depth`` without a time limit), so games of
-        ``expectimax:depth=3`` stay the same agent's games when a budget default
-        changes; an evaluator object is named by its ``name``, the packaged net
-        (``evaluator=ntuple``) by its file's sha256.
+        ``max_depth`` of a fixed ``depth`` without a time limit and without
+        ``bounded``; ``bounded`` when false, without a budget or with a time
+        limit), so games of ``expectimax:depth=3`` stay the same agent's games when
+        a budget default changes or an option is added; an evaluator object is
+        named by its ``name``, the packaged net (``evaluator=ntuple``) by its
+        file's sha256.
         """
         out = dict(options)
+        if out.pop("bounded", False) and out.get("time_limit") is None:
+            if out.get("budget") is not None:
+                out["bounded"] = True
         game = _ENV_GAMES.get(env_id or "")
         if isinstance(out.get("evaluator"), Evaluator):
             out["evaluator"] = out["evaluator"].name
@@ -251,8 +274,9 @@ class ExpectimaxAgent(Planner):
         if out.get("depth") is not None:
             out.pop("min_depth", None)
             if out.get("time_limit") is None:
-                for key in ("budget", "max_depth"):
-                    out.pop(key, None)
+                out.pop("max_depth", None)
+                if not out.get("bounded"):
+                    out.pop("budget", None)
         elif out.get("time_limit") is not None:
             out.pop("min_depth", None)
         return out
@@ -283,24 +307,29 @@ class ExpectimaxAgent(Planner):
             cutoff = AUTO_PROB_CUTOFF[game] if auto else DEFAULT_PROB_CUTOFF
         search = functools.partial(self._search, game, state, board, ev, cutoff)
         timed = self.time_limit is not None
+        bounded = self.bounded and self.budget is not None and not timed
         if timed:
             deepest = cap if self.depth is None else self.depth
             depths = list(range(min(1, deepest), deepest + 1))
         elif self.depth is not None:
             depths = [self.depth]
+            if bounded:  # straight to it (below); if it runs long, 1, 2, ...
+                depths = list(range(min(1, self.depth), self.depth + 1))
         else:
             floor = self.min_depth or (3 if game == "2048" else cap)
             target = min(cap, max(floor, kernels.distinct_ranks(board) - 2))
             depths = [target]
             if self.budget is not None and target >= 2:
                 depths = list(range(max(1, target - 2), target + 1))
-        budget = self.budget if len(depths) > 1 else None
+        budget = self.budget if len(depths) > 1 or bounded else None
         goal = depths[-1]
         counters = np.array([0, 0, _NO_LIMIT], dtype=np.int64)
         values, done, searches = None, 0, []
         seen = None if budget is None or timed else self._cost.get(goal)
-        if seen is not None and seen <= DIRECT_SHARE * budget:
-            # cheap last time: straight to the goal, with most of the budget
+        fixed = bounded and self.depth is not None
+        if fixed or (seen is not None and seen <= DIRECT_SHARE * budget):
+            # cheap last time, or bounded fixed depth: straight to the goal, with
+            # most of the budget
             searches.append(goal)
             found = self._limited(search, goal, counters, int(DIRECT_LIMIT * budget))
             if found is not None:
@@ -309,7 +338,8 @@ class ExpectimaxAgent(Planner):
                 depths = depths[:-1]
         prev, last = (0, 0.0), (0, 0.0)  # (nodes, seconds) of the last two searches
         for i, d in enumerate(depths):
-            limit = None
+            # the first search finishes, unless bounded (depth 1 always finishes)
+            limit = budget if bounded and d > 1 else None
             if i > 0:
                 if budget is not None:
                     nodes = last[0] * _growth(prev[0], last[0])
@@ -329,6 +359,10 @@ class ExpectimaxAgent(Planner):
                 break
             values, done = found, d
             prev, last = last, (int(counters[0]) - before, time.perf_counter() - start)
+        if values is None:  # bounded, and even the first search ran past the budget
+            done = min(1, goal)
+            searches.append(done)
+            values = self._limited(search, done, counters, None)
         if ev.value_kind == "score" and game == "2048":
             values = values + root.score
         action = pick_max(values, rng)

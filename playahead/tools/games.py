@@ -260,6 +260,48 @@ def build_agent(spec: str, seed: int):
     return make_agent(spec, seed=seed)
 
 
+#: The most nodes a search of ``hint`` or ``serve`` may be given (a planner's
+#: ``budget``): about a minute at 200 ns a node (expectimax with its slowest evaluator
+#: on a slow machine), ten seconds at 30 ns.
+MAX_NODES = 300_000_000
+
+
+def counts_nodes(spec: str) -> bool:
+    """Whether the planner of ``spec`` has a node budget (it takes ``budget``, as
+    ``expectimax`` does): ``hint`` and ``serve`` then bound its search by that count,
+    never by a clock they add."""
+    from playahead.agents import takes_option
+
+    return takes_option(spec, "budget")
+
+
+def node_bound(spec: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Overrides that keep a planner with a node budget within it (``{}`` for other
+    planners): ``bounded=True`` where the planner takes it (expectimax: a fixed
+    ``depth`` stops at the budget too), and :data:`MAX_NODES` for a ``budget`` of
+    none. ``options`` are the spec's (and a request's) options; a ``budget`` over
+    :data:`MAX_NODES` is the caller's to refuse.
+
+    Raises:
+        ValueError: ``bounded`` set to anything but true.
+    """
+    from playahead.agents import takes_option
+
+    if not counts_nodes(spec):
+        return {}
+    out: dict[str, Any] = {}
+    if takes_option(spec, "bounded"):
+        if options.get("bounded", True) is not True:
+            raise ValueError(
+                f"agent {spec!r}: bounded is always true here (the search stops at "
+                f"its node budget, budget at most {MAX_NODES:,})"
+            )
+        out["bounded"] = True
+    if "budget" in options and options["budget"] is None:
+        out["budget"] = MAX_NODES
+    return out
+
+
 def choose(agent, env) -> tuple[int, Analysis | None]:
     """The agent's move, with its :class:`Analysis` when it has ``analyze``."""
     if callable(getattr(agent, "analyze", None)):

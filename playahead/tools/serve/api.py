@@ -38,9 +38,11 @@ game, state, move and nonce, so a client can replay a move exactly. Planners
 given.
 
 Limits: only the planners in :data:`PLANNERS` (no agent that loads files), only the
-settings of :class:`models.Settings`, each budget within :data:`models.CAPS`, every
-search's ``time_limit`` at most ``max_seconds`` (:data:`MAX_SECONDS` by default), rule
-options within :data:`RULE_LIMITS`. This module does no HTTP:
+settings of :class:`models.Settings`, each budget within :data:`models.CAPS` (an
+expectimax search stops at its ``budget`` of nodes, a fixed ``depth`` too, and reads a
+clock only if the request sets a ``time_limit``), every other search's ``time_limit``
+at most ``max_seconds`` (:data:`MAX_SECONDS` by default), rule options within
+:data:`RULE_LIMITS`. This module does no HTTP:
 :mod:`playahead.tools.serve.app` serves it, and runs each search in a worker process
 (:mod:`playahead.tools.serve.pool`) under a hard deadline.
 """
@@ -169,7 +171,9 @@ def build_planner(
     """A planner from a request's ``spec`` and ``settings``, every budget capped.
 
     The spec's own options (``"mcts:time_limit=none"``) are checked like ``settings``
-    (:func:`models.capped_settings`): ``time_limit`` at most ``max_seconds``.
+    (:func:`models.capped_settings`): ``time_limit`` at most ``max_seconds``; a
+    planner with a node budget (``expectimax``) stops at it, with no ``time_limit``
+    unless the request sets one.
 
     Raises:
         ApiError: not a planner of :data:`PLANNERS`, a setting not in
@@ -187,7 +191,7 @@ def build_planner(
     if options.get("seed") is None:
         options["seed"] = int(rng.integers(2**63 - 1))
     if not takes_option(name, "time_limit"):
-        options.pop("time_limit")
+        options.pop("time_limit", None)
     try:
         return make_agent(name, **options)
     except ValueError as err:

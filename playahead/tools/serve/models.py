@@ -6,7 +6,10 @@ names the field (:func:`explain`). Planner settings, whether they come from
 ``settings`` or from inside a spec string (``"mcts:time_limit=none"``), go through
 :class:`Settings`: counts above :data:`CAPS` are refused, ``time_limit`` is clamped to
 ``max_seconds`` (``null``/``none`` means ``max_seconds``), and a count whose ``null``
-means "until the time limit" gets its cap instead.
+means "until the time limit" gets its cap instead. A planner with a node budget
+(``expectimax``) is bounded by that count (``budget``, ``null`` meaning the cap) and
+gets a ``time_limit`` only when the request sets one; every other search gets
+``max_seconds``.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from playahead.tools.games import MAX_NODES, counts_nodes, node_bound
 
 #: Largest integer a browser holds exactly (JavaScript's ``Number.MAX_SAFE_INTEGER``).
 MAX_SAFE = 2**53 - 1
@@ -30,6 +35,7 @@ CAPS = {
     "n_sims": 200,
     "rollout_depth": 1_000,
     "c": 100.0,
+    "budget": MAX_NODES,
 }
 #: Tighter caps of one planner (lookahead's work grows as moves ** depth, without
 #: looking at the clock inside a sample; expectimax's as chance ** depth).
@@ -137,6 +143,7 @@ class Settings(BaseModel):
     n_sims: Annotated[int, Field(ge=1, le=CAPS["n_sims"])] | None = None
     rollout_depth: Annotated[int, Field(ge=1, le=CAPS["rollout_depth"])] | None = None
     c: Annotated[float, Field(ge=0, le=CAPS["c"], allow_inf_nan=False)] | None = None
+    budget: Annotated[int, Field(ge=1, le=CAPS["budget"])] | None = None
     prob_cutoff: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] | None = None
     evaluator: Annotated[str, Field(max_length=40)] | None = None
     rollout: Annotated[str, Field(max_length=40)] | None = None
@@ -154,7 +161,10 @@ def capped_settings(
     """``options`` checked by :class:`Settings` and capped for ``planner``.
 
     Only the options given come back (so each planner keeps its own defaults), plus
-    ``time_limit`` (always set, at most ``max_seconds``).
+    what bounds the search: for a planner with a node budget the overrides of
+    :func:`~playahead.tools.games.node_bound` (``bounded=True``, ``budget`` ``null``
+    made the cap) and ``time_limit`` only if given; for any other ``time_limit``,
+    always set. A ``time_limit`` is at most ``max_seconds``.
 
     Raises:
         ValidationError: an unknown option, a wrong type or a budget over its cap.
@@ -169,6 +179,9 @@ def capped_settings(
     for key in OPEN_ENDED:
         if key in given and given[key] is None:
             given[key] = CAPS[key]
+    given |= node_bound(planner, given)
+    if "time_limit" not in given and counts_nodes(planner):
+        return given  # bounded by its node budget, not by a clock
     limit = given.get("time_limit")
     given["time_limit"] = max_seconds if limit is None or limit <= 0 else limit
     given["time_limit"] = min(given["time_limit"], max_seconds)
