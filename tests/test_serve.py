@@ -228,7 +228,7 @@ BAD = [
     (
         "/api/hint",
         hint(agent="expectimax", settings={"budget": 300_000_001}),
-        "settings.budget: Input should be less than or equal to 300000000",
+        "budget must be at most 50,000,000 nodes on this server",
     ),
     ("/api/hint", hint(agent="expectimax:budget=4e8"), "budget: Input should be"),
     ("/api/hint", hint(agent="expectimax:bounded=false"), "bounded: Extra inputs"),
@@ -335,8 +335,9 @@ def test_expectimax_is_bounded_by_its_node_budget_not_by_a_clock():
     for spec in ("expectimax", "expectimax:depth=6"):
         agent = built(spec, {})
         assert agent.time_limit is None and agent.bounded
-        assert agent.budget == DEFAULT_BUDGET
-    assert built("expectimax", {"budget": None}).budget == models.CAPS["budget"]
+        # the default budget, lowered to what 3 s allow: 5 M nodes a second
+        assert agent.budget == models.node_cap(3.0) == 15_000_000 < DEFAULT_BUDGET
+    assert built("expectimax", {"budget": None}).budget == 15_000_000
     assert built("expectimax", {"budget": 50_000}).budget == 50_000
     # a clock only when the request asks for one, capped as every other
     assert built("expectimax", {"time_limit": 2.0}).time_limit == 2.0
@@ -363,3 +364,38 @@ def test_a_deep_expectimax_hint_stops_at_its_node_budget(monkeypatch):
         _, fast = _deep_hint(100_000)
     assert fast["values"] == got["values"]
     assert fast["stats"]["nodes"] == stats["nodes"]
+
+
+@pytest.mark.parametrize(
+    ("max_seconds", "cap"),
+    [(0.5, 2_500_000), (3.0, 15_000_000), (10.0, 50_000_000), (60.0, 300_000_000)],
+)
+def test_the_node_cap_fits_the_servers_max_seconds(max_seconds, cap):
+    assert models.node_cap(max_seconds) == cap <= models.CAPS["budget"]
+    rng = np.random.default_rng(0)
+    # a request at the cap is accepted (built, not searched), one above it refused
+    agent = api.build_planner("expectimax", {"budget": cap}, rng, max_seconds)
+    assert agent.budget == cap and agent.bounded
+    spec = f"expectimax:depth=6,budget={cap}"
+    assert api.build_planner(spec, {}, rng, max_seconds).budget == cap
+    state = ok("/api/new", {"game": "2048", "seed": 0})["state"]
+    for body in (
+        {"agent": "expectimax", "settings": {"budget": cap + 1}},
+        {"agent": f"expectimax:budget={cap + 1}"},
+    ):
+        payload = {"game": "2048", "state": state} | body
+        status, got = handle("/api/hint", payload, max_seconds)
+        assert status == 422
+        assert f"budget must be at most {cap:,} nodes on this server" in got["error"]
+        assert f"got {cap + 1:,}" in got["error"]
+    # the default request still plans within it: the planner's default or the cap
+    default = api.build_planner("expectimax", {}, rng, max_seconds).budget
+    assert default == min(DEFAULT_BUDGET, cap)
+    assert api.api_games(max_seconds)["caps"]["budget"] == cap
+
+
+def test_the_default_hint_is_answered_at_the_default_max_seconds():
+    assert models.node_cap(api.MAX_SECONDS) >= DEFAULT_BUDGET
+    view = ok("/api/new", {"game": "2048", "seed": 3})
+    got = ok("/api/hint", {"game": "2048", "state": view["state"]})
+    assert got["action"] in view["legal"] and got["ranked"]

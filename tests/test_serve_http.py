@@ -38,7 +38,8 @@ def test_http_serves_the_page_and_the_api(server):
     games = call(server, "api/games")[1]
     assert [g["name"] for g in games["games"]] == list(GAMES)
     assert games["max_seconds"] == MAX_SECONDS and games["caps"] == models.CAPS | {
-        "planners": models.PLANNER_CAPS
+        "budget": 10_000_000,  # 5 M nodes a second of MAX_SECONDS
+        "planners": models.PLANNER_CAPS,
     }
     status, view = post(server, "api/new", {"game": "2048", "seed": 1})
     assert status == 200 and view["game"] == "2048"

@@ -14,8 +14,16 @@ import pytest
 from playahead.agents import Analysis, available_agents, register_agent
 from playahead.envs.tiles import Twenty48State
 from playahead.games import twenty48
+from playahead.planners.expectimax import DEFAULT_BUDGET
 from playahead.tools import play, watch
-from playahead.tools.games import GAMES, get_game, make_env, strip_ansi
+from playahead.tools.games import (
+    DEFAULT_SECONDS,
+    GAMES,
+    choose,
+    get_game,
+    make_env,
+    strip_ansi,
+)
 from playahead.tools.play.input import decode_keys
 from playahead.tools.play.session import Session
 
@@ -300,3 +308,117 @@ def test_watch_stops_on_q_and_says_so():
     finally:
         proc.kill()
         os.close(master)
+
+
+# ---------------------------------------------------------------------------- caps
+@pytest.mark.parametrize("command", ["watch", "play"])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["threes", "--agent", "mcts:n_simulations=100000000"],
+            "n_simulations is at most 1,000,000 in playahead {command}",
+        ),
+        (
+            ["2048", "--agent", "expectimax:budget=300000001"],
+            "budget is at most 300,000,000 in playahead {command}",
+        ),
+        (
+            ["2048", "--agent", "expectimax:depth=12,bounded=false"],
+            "bounded is always true here",
+        ),
+        (
+            ["connect4", "--agent", "greedy", "--opponent", "minimax:time_limit=100"],
+            "time_limit is seconds per search in playahead {command}, more than 0 "
+            "and at most 60",
+        ),
+        (
+            ["nim", "--agent", "greedy", "--opponent", "mc:n_rollouts=2000000"],
+            "n_rollouts is at most 1,000,000",
+        ),
+    ],
+)
+def test_watch_and_play_refuse_a_spec_over_a_cap_in_one_line(
+    command, argv, message, capsys
+):
+    from playahead import cli
+
+    assert cli.main([command, *argv, "--seed", "0"]) == 2
+    captured = capsys.readouterr()
+    err = captured.err
+    assert err.startswith(f"playahead {command}: error: agent ")
+    assert message.format(command=command) in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "playahead watch" not in captured.out  # refused before a frame is drawn
+
+
+def test_play_checks_its_specs_before_it_asks_for_a_terminal():
+    args = _parse(play, ["connect4", "--opponent", "mcts:n_simulations=2000000"])
+    with pytest.raises(ValueError, match="n_simulations is at most 1,000,000"):
+        play.run(args)
+    args = _parse(play, ["connect4", "--opponent", "mcts:n_simulations=2000"])
+    with pytest.raises(ValueError, match="needs an interactive terminal"):
+        play.run(args)
+
+
+def test_watch_and_play_bound_every_agent_as_hint_does():
+    session = _session("connect4", agent="minimax", opponent="mcts:n_simulations=50")
+    # no node budget: the hint's clock, as a cap, unless the spec sets one
+    assert session.agent.time_limit == DEFAULT_SECONDS
+    assert session.opponent.time_limit == DEFAULT_SECONDS
+    assert _session("nim", agent="minimax:time_limit=2").agent.time_limit == 2
+    # a node budget: bounded by it, no clock
+    for spec in ("expectimax", "expectimax:depth=12,prob_cutoff=0"):
+        agent = _session("2048", agent=spec).agent
+        assert agent.bounded and agent.time_limit is None
+        assert agent.budget == DEFAULT_BUDGET
+    assert _session("2048", agent="expectimax:budget=none").agent.budget == 300_000_000
+
+
+#: A deep fixed depth that no search finishes; a small budget keeps the test quick.
+DEEP = "expectimax:depth=12,prob_cutoff=0,budget=200000"
+#: Nodes a bounded search may count past its budget (see the expectimax tests).
+SLACK = 5_000
+
+
+def _spy_on_searches(monkeypatch, module) -> list:
+    """The (agent, analysis) of every search ``module`` asks for, as it asks."""
+    searched = []
+
+    def spy(agent, env):
+        action, analysis = choose(agent, env)
+        searched.append((agent, analysis))
+        return action, analysis
+
+    monkeypatch.setattr(module, "choose", spy)
+    return searched
+
+
+def _assert_node_bounded(searched, n):
+    assert len(searched) == n
+    for agent, analysis in searched:
+        assert agent.bounded and agent.time_limit is None
+        stats = analysis.stats
+        assert stats["budget_cut"] and 1 <= stats["depth"] < 12
+        assert stats["nodes"] <= 200_000 + SLACK
+
+
+def test_watch_plays_a_deep_fixed_depth_within_its_node_budget(monkeypatch):
+    searched = _spy_on_searches(monkeypatch, watch)
+    frames = list(watch.frames("2048", DEEP, seed=1, max_moves=2, color=False))
+    assert "stopped after 2 moves" in frames[-1]
+    assert f"{DEEP} plays" in frames[0]
+    _assert_node_bounded(searched, 2)
+
+
+def test_play_hints_and_autoplays_a_deep_fixed_depth_within_its_node_budget(
+    monkeypatch,
+):
+    from playahead.tools.play import session as session_module
+
+    searched = _spy_on_searches(monkeypatch, session_module)
+    session = _session("2048", agent=DEEP)
+    assert f"hint {DEEP}" in session.press("h")
+    assert "autoplay on" in session.press("p")
+    assert session.tick() and session.info["moves"] == 1
+    _assert_node_bounded(searched, 2)

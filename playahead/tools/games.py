@@ -246,9 +246,9 @@ def agent_seeds(seed: int | None, n: int) -> list[int]:
     return [int(w) for w in words]
 
 
-def build_agent(spec: str, seed: int):
+def build_agent(spec: str, seed: int, **overrides: Any):
     """An agent from ``spec``, seeded with ``seed`` when it takes a seed (a ``seed``
-    option in the spec wins).
+    option in the spec wins); ``overrides`` take precedence over the spec's options.
 
     Raises:
         ValueError: unknown agent or option (from :func:`playahead.make_agent`).
@@ -256,20 +256,55 @@ def build_agent(spec: str, seed: int):
     from playahead.agents import make_agent, parse_spec, takes_option
 
     if "seed" in parse_spec(spec)[1] or not takes_option(spec, "seed"):
-        return make_agent(spec)
-    return make_agent(spec, seed=seed)
+        return make_agent(spec, **overrides)
+    return make_agent(spec, seed=seed, **overrides)
 
 
-#: The most nodes a search of ``hint`` or ``serve`` may be given (a planner's
-#: ``budget``): about a minute at 200 ns a node (expectimax with its slowest evaluator
-#: on a slow machine), ten seconds at 30 ns.
+def build_capped_agent(spec: str, seed: int, where: str):
+    """:func:`build_agent` within the tools' caps (:func:`capped_budget`): what
+    ``watch`` and ``play`` build from a user's spec. ``where`` names the tool in an
+    error, e.g. ``"playahead watch"``.
+
+    Raises:
+        ValueError: unknown agent or option, or a budget over its cap.
+    """
+    return build_agent(spec, seed, **capped_budget(spec, where))
+
+
+def check_capped_spec(spec: str, where: str) -> None:
+    """Refuse ``spec`` as :func:`build_capped_agent` would, building nothing (a
+    command checks its specs before it takes the terminal).
+
+    Raises:
+        ValueError: unknown agent or option, or a budget over its cap.
+    """
+    from playahead.agents import check_spec
+
+    check_spec(spec, **capped_budget(spec, where))
+
+
+#: The most nodes a search of ``hint``, ``watch``, ``play`` or ``serve`` may be given (a
+#: planner's ``budget``): about a minute at 200 ns a node (expectimax with its slowest
+#: evaluator on a slow machine), ten seconds at 30 ns.
 MAX_NODES = 300_000_000
+#: Nodes a second ``serve`` counts on for a search with a node budget: a floor (200 ns
+#: a node, as above), so that a request's ``budget`` (at most this many nodes per second
+#: of ``--max-seconds``) ends before its worker is killed.
+NODES_PER_SECOND = 5_000_000
+#: Seconds a search of ``hint``, ``watch`` or ``play`` takes at most when the agent
+#: spec sets no ``time_limit`` and the planner has no node budget, and the most a spec
+#: may set.
+DEFAULT_SECONDS = 10.0
+MAX_SECONDS = 60.0
+#: The most simulations, rollouts (memory grows with them) or nodes a spec may ask for
+#: in ``hint``, ``watch`` and ``play``.
+MAX_BUDGETS = {"n_simulations": 10**6, "n_rollouts": 10**6, "budget": MAX_NODES}
 
 
 def counts_nodes(spec: str) -> bool:
     """Whether the planner of ``spec`` has a node budget (it takes ``budget``, as
-    ``expectimax`` does): ``hint`` and ``serve`` then bound its search by that count,
-    never by a clock they add."""
+    ``expectimax`` does): ``hint``, ``watch``, ``play`` and ``serve`` then bound its
+    search by that count, never by a clock they add."""
     from playahead.agents import takes_option
 
     return takes_option(spec, "budget")
@@ -300,6 +335,40 @@ def node_bound(spec: str, options: dict[str, Any]) -> dict[str, Any]:
     if "budget" in options and options["budget"] is None:
         out["budget"] = MAX_NODES
     return out
+
+
+def capped_budget(spec: str, where: str = "a hint") -> dict[str, Any]:
+    """Overrides that keep ``spec``'s search within the caps of ``hint``, ``watch``
+    and ``play``: a planner with a node budget is bounded by it (:func:`node_bound`:
+    ``bounded=True``, ``budget=none`` made the cap) and gets no ``time_limit`` unless
+    the spec sets one; any other gets a ``time_limit`` of :data:`DEFAULT_SECONDS`
+    when the spec sets none (or ``none``). ``where`` names the tool in an error.
+
+    Raises:
+        ValueError: the spec asks for more than :data:`MAX_SECONDS` or
+            :data:`MAX_BUDGETS`, or sets ``bounded=false``.
+    """
+    from playahead.agents import parse_spec, takes_option
+
+    _, options = parse_spec(spec)
+    for key, most in MAX_BUDGETS.items():
+        value = options.get(key)
+        if isinstance(value, int | float) and value > most:
+            raise ValueError(f"agent {spec!r}: {key} is at most {most:,} in {where}")
+    overrides = node_bound(spec, options)
+    if not takes_option(spec, "time_limit"):
+        return overrides
+    limit = options.get("time_limit")
+    if limit is None:
+        if "time_limit" not in options and counts_nodes(spec):
+            return overrides  # bounded by nodes, not by a clock
+        return overrides | {"time_limit": DEFAULT_SECONDS}
+    if not isinstance(limit, int | float) or not 0 < limit <= MAX_SECONDS:
+        raise ValueError(
+            f"agent {spec!r}: time_limit is seconds per search in {where}, more than 0 "
+            f"and at most {MAX_SECONDS:g}"
+        )
+    return overrides
 
 
 def choose(agent, env) -> tuple[int, Analysis | None]:

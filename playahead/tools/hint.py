@@ -26,14 +26,16 @@ means. Moves are named as in ``play`` and
 
 Inputs and search are capped: piles up to 100, board files up to 64 KiB (see
 :mod:`playahead.tools.positions`), simulations and rollouts up to
-:data:`MAX_BUDGETS`. A planner with a node budget (``expectimax``: ``budget``, default
-30,000,000 nodes, at most :data:`~playahead.tools.games.MAX_NODES`) searches within
-that count and reads no clock, so the same position, agent and seed give the same
-hint on any machine and under any load; a fixed ``depth`` stops at the budget too
-(``bounded=True``: the deepest depth that fits). Other planners search at most
-:data:`DEFAULT_SECONDS` seconds. A ``time_limit`` in the spec (up to
-:data:`MAX_SECONDS`) is a clock the user picks; ``time_limit=none`` means
-:data:`DEFAULT_SECONDS`.
+:data:`~playahead.tools.games.MAX_BUDGETS` (``watch`` and ``play`` apply the same caps:
+:func:`~playahead.tools.games.capped_budget`). A planner with a node budget
+(``expectimax``: ``budget``, default 30,000,000 nodes, at most
+:data:`~playahead.tools.games.MAX_NODES`) searches within that count and reads no
+clock, so the same position, agent and seed give the same hint on any machine and
+under any load; a fixed ``depth`` stops at the budget too (``bounded=True``: the
+deepest depth that fits). Other planners search at most
+:data:`~playahead.tools.games.DEFAULT_SECONDS` seconds. A ``time_limit`` in the spec
+(up to :data:`~playahead.tools.games.MAX_SECONDS`) is a clock the user picks;
+``time_limit=none`` means :data:`~playahead.tools.games.DEFAULT_SECONDS`.
 
 Threes' deck: a player who counts cards knows how many 1s, 2s and 3s are left in the
 12-card deck; give them with ``--deck ONES,TWOS,THREES`` (after the previewed card was
@@ -53,19 +55,13 @@ import numpy as np
 
 from playahead.tools.games import (
     MAX_NODES,
-    counts_nodes,
+    MAX_SECONDS,
+    capped_budget,
     format_value,
-    node_bound,
     value_unit,
 )
 from playahead.tools.positions import ALIASES, GAMES, position, read_board_file
 
-#: Seconds a hint searches when the agent spec sets no ``time_limit`` and the planner
-#: has no node budget, and the most a spec may set.
-DEFAULT_SECONDS = 10.0
-MAX_SECONDS = 60.0
-#: The most simulations, rollouts (memory grows with them) or nodes a spec may ask for.
-MAX_BUDGETS = {"n_simulations": 10**6, "n_rollouts": 10**6, "budget": MAX_NODES}
 TILE_NAMES = ("up", "right", "down", "left")
 
 
@@ -129,40 +125,6 @@ def default_agent(game: str) -> str:
             else "mcts:n_simulations=2000"
         )
     return "minimax:depth=10" if game == "connect4" else "minimax"
-
-
-def capped_budget(spec: str) -> dict:
-    """Overrides that keep ``spec``'s search within the hint's caps: a planner with a
-    node budget is bounded by it (:func:`~playahead.tools.games.node_bound`:
-    ``bounded=True``, ``budget=none`` made the cap) and gets no ``time_limit`` unless
-    the spec sets one; any other gets a ``time_limit`` of :data:`DEFAULT_SECONDS`
-    when the spec sets none (or ``none``).
-
-    Raises:
-        ValueError: the spec asks for more than :data:`MAX_SECONDS` or
-            :data:`MAX_BUDGETS`, or sets ``bounded=false``.
-    """
-    from playahead.agents import parse_spec, takes_option
-
-    _, options = parse_spec(spec)
-    for key, most in MAX_BUDGETS.items():
-        value = options.get(key)
-        if isinstance(value, int | float) and value > most:
-            raise ValueError(f"agent {spec!r}: {key} is at most {most:,} in a hint")
-    overrides = node_bound(spec, options)
-    if not takes_option(spec, "time_limit"):
-        return overrides
-    limit = options.get("time_limit")
-    if limit is None:
-        if "time_limit" not in options and counts_nodes(spec):
-            return overrides  # bounded by nodes, not by a clock
-        return overrides | {"time_limit": DEFAULT_SECONDS}
-    if not isinstance(limit, int | float) or not 0 < limit <= MAX_SECONDS:
-        raise ValueError(
-            f"agent {spec!r}: time_limit is seconds per hint, more than 0 and at most "
-            f"{MAX_SECONDS:g}"
-        )
-    return overrides
 
 
 def _name(game: str, env, action: int) -> str:

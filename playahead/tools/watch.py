@@ -8,6 +8,13 @@ number, and the agent's value for each legal move with its unit (from
 
 On a terminal, ``q`` (or Ctrl-C) stops the game; every frame says so.
 
+Searches are capped as ``playahead hint`` caps them
+(:func:`~playahead.tools.games.capped_budget`): simulations and rollouts at most
+1,000,000, ``expectimax`` bounded by its node budget (a fixed ``depth`` too: the
+deepest depth that fits), a planner without a node budget 10 s a move unless its spec
+sets a ``time_limit`` (at most 60); a spec over a cap is refused before the game
+starts.
+
 Seeds: ``--seed`` seeds the env and both agents (three seeds derived with
 ``np.random.SeedSequence(seed)``), so the same command shows the same game.
 """
@@ -27,7 +34,7 @@ from playahead.tools.games import (
     action_label,
     add_game_arguments,
     agent_seeds,
-    build_agent,
+    build_capped_agent,
     choose,
     format_values,
     get_game,
@@ -35,6 +42,9 @@ from playahead.tools.games import (
     parse_rules,
     strip_ansi,
 )
+
+#: The tool named in an error about a spec over its cap.
+WHERE = "playahead watch"
 
 
 def frames(
@@ -62,18 +72,19 @@ def frames(
         color: keep ANSI colours.
 
     Raises:
-        ValueError: unknown game, rule option or agent spec; ``max_moves < 0``.
+        ValueError: unknown game, rule option or agent spec, a budget over its cap
+            (:func:`~playahead.tools.games.capped_budget`); ``max_moves < 0``.
     """
     if max_moves is not None and max_moves < 0:
         raise ValueError(f"max_moves must be >= 0 or None, got {max_moves}")
     info_game = get_game(game)
     env = make_env(info_game, **(rules or {}))
     env_seed, seed_0, seed_1 = agent_seeds(seed, 3)
-    players = [build_agent(agent, seed_0)]
-    specs = [agent]
-    if info_game.num_players == 2:
-        players.append(build_agent(opponent, seed_1))
-        specs.append(opponent)
+    specs = [agent, opponent][: info_game.num_players]
+    players = [
+        build_capped_agent(spec, s, WHERE)
+        for spec, s in zip(specs, (seed_0, seed_1), strict=False)
+    ]
     _, info = env.reset(seed=env_seed)
     total, moves = 0.0, 0
 

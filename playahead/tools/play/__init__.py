@@ -19,6 +19,10 @@ quits.
   amount and Enter/space takes it.
 
 ``w``/``a``/``s``/``d`` are moves, so autoplay is ``p`` (not ``a``).
+
+Searches are capped as ``playahead hint`` caps them
+(:func:`~playahead.tools.games.capped_budget`); a spec over a cap is refused at
+start-up.
 """
 
 from __future__ import annotations
@@ -26,7 +30,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from playahead.tools.games import add_game_arguments, parse_rules, strip_ansi
+from playahead.tools.games import (
+    add_game_arguments,
+    check_capped_spec,
+    default_agent,
+    get_game,
+    parse_rules,
+    strip_ansi,
+)
 from playahead.tools.play.drawing import KEYS, status
 
 
@@ -57,8 +68,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``playahead play``."""
     from playahead.tools.play.input import run_tty
-    from playahead.tools.play.session import Session
+    from playahead.tools.play.session import WHERE, Session
 
+    game = get_game(args.game)
+    specs = [args.agent or default_agent(game), args.opponent][: game.num_players]
+    for spec in specs:  # a spec over a cap is refused before the terminal is needed
+        check_capped_spec(spec, WHERE)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise ValueError(
             "playahead play needs an interactive terminal (stdin and stdout); "

@@ -15,7 +15,7 @@ from playahead.tools.games import (
     TILE_ACTIONS,
     action_label,
     agent_seeds,
-    build_agent,
+    build_capped_agent,
     choose,
     default_agent,
     format_values,
@@ -24,6 +24,8 @@ from playahead.tools.games import (
 )
 from playahead.tools.play import drawing
 
+#: The tool named in an error about a spec over its cap.
+WHERE = "playahead play"
 _WASD = {"w": "up", "a": "left", "s": "down", "d": "right"}
 _DELTA = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 
@@ -40,8 +42,14 @@ class Session:
         rules: the game's rule options, e.g. ``{"size": 4}``.
         color: keep the env's ANSI colours in :meth:`screen`.
 
+    Both agents are built within the caps of ``playahead hint``
+    (:func:`~playahead.tools.games.capped_budget`), so a hint or an autoplay move
+    ends: ``expectimax`` stops at its node budget (a fixed ``depth`` too), a planner
+    without a node budget after 10 s unless its spec sets a ``time_limit``.
+
     Raises:
-        ValueError: unknown game, rule option, agent spec or side.
+        ValueError: unknown game, rule option, agent spec or side, or a budget over
+            its cap.
     """
 
     def __init__(
@@ -64,10 +72,10 @@ class Session:
         self.color = color
         self._rng = np.random.default_rng(seed)
         agent_seed, opponent_seed = agent_seeds(seed, 2)
-        self.agent = build_agent(self.agent_spec, agent_seed)
+        self.agent = build_capped_agent(self.agent_spec, agent_seed, WHERE)
         self.opponent = None
         if self.game.num_players == 2:
-            self.opponent = build_agent(opponent, opponent_seed)
+            self.opponent = build_capped_agent(opponent, opponent_seed, WHERE)
         self.autoplay = False
         self.quit = False
         self.games = 0

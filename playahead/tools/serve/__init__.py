@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import importlib.util
 
+from playahead.tools.games import NODES_PER_SECOND
+
 #: Packages of the ``serve`` extra.
 SERVE_PACKAGES = ("starlette", "uvicorn", "pydantic")
 MAX_WORKERS = 8
@@ -46,7 +48,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=10.0,
         help="longest search of one request, in seconds (at most "
         f"{MAX_SECONDS_CAP:g}; default 10); a search still running 5 s later is "
-        "stopped",
+        f"stopped; an expectimax budget is at most {NODES_PER_SECOND:,} nodes per "
+        "second of it",
     )
     parser.add_argument("--quiet", action="store_true", help="do not log every request")
     parser.set_defaults(func=run)

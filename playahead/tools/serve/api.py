@@ -39,8 +39,9 @@ given.
 
 Limits: only the planners in :data:`PLANNERS` (no agent that loads files), only the
 settings of :class:`models.Settings`, each budget within :data:`models.CAPS` (an
-expectimax search stops at its ``budget`` of nodes, a fixed ``depth`` too, and reads a
-clock only if the request sets a ``time_limit``), every other search's ``time_limit``
+expectimax search stops at its ``budget`` of nodes, at most :func:`models.node_cap` of
+``max_seconds``, a fixed ``depth`` too, and reads a clock only if the request sets a
+``time_limit``), every other search's ``time_limit``
 at most ``max_seconds`` (:data:`MAX_SECONDS` by default), rule options within
 :data:`RULE_LIMITS`. This module does no HTTP:
 :mod:`playahead.tools.serve.app` serves it, and runs each search in a worker process
@@ -260,8 +261,10 @@ def _opponent_replies(env, spec, rng, moves: list, max_seconds: float) -> None:
 
 
 # ---------------------------------------------------------------------------- routes
-def api_games() -> dict:
-    """The games with their rule options and default agents, the planners and caps."""
+def api_games(max_seconds: float = MAX_SECONDS) -> dict:
+    """The games with their rule options and default agents, the planners and caps
+    (``budget``: :func:`models.node_cap` of ``max_seconds``)."""
+    caps = models.CAPS | {"budget": models.node_cap(max_seconds)}
     return {
         "games": [
             {
@@ -275,9 +278,9 @@ def api_games() -> dict:
         ],
         "planners": [p for p in PLANNERS if p in available_agents()],
         "settings": list(SETTINGS),
-        "caps": models.CAPS | {"planners": models.PLANNER_CAPS},
+        "caps": caps | {"planners": models.PLANNER_CAPS},
         "max_playouts": MAX_PLAYOUTS,
-        "max_seconds": MAX_SECONDS,
+        "max_seconds": max_seconds,
     }
 
 

@@ -10,7 +10,9 @@ What a client can and cannot do (the caps are module constants):
   many connections), 504 (a search ran past the deadline: its worker was killed).
 * Searches (hints, and moves against a planner other than ``random``) run in
   :class:`~playahead.tools.serve.pool.SearchPool` workers, at most ``max_seconds``
-  each by the planners' clocks and killed at ``max_seconds + DEADLINE_GRACE``; the rest
+  each by the planners' clocks (an expectimax search by its node budget, at most
+  :func:`models.node_cap` of ``max_seconds``) and killed at ``max_seconds +
+  DEADLINE_GRACE``; the rest
   (pages, new games, moves) is answered by the server process, which a search never
   holds.
 * Slow clients: a request must arrive whole within :data:`READ_SECONDS` of the
@@ -185,7 +187,7 @@ def create_app(
         warm: load the compiled kernels in each worker before it takes work.
     """
     deadline = max_seconds + DEADLINE_GRACE if deadline is None else deadline
-    games = api.api_games() | {"max_seconds": max_seconds, "deadline": deadline}
+    games = api.api_games(max_seconds) | {"deadline": deadline}
     state: dict = {}
     limiter = anyio.CapacityLimiter(8)
 

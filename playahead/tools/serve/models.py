@@ -9,7 +9,7 @@ names the field (:func:`explain`). Planner settings, whether they come from
 means "until the time limit" gets its cap instead. A planner with a node budget
 (``expectimax``) is bounded by that count (``budget``, ``null`` meaning the cap) and
 gets a ``time_limit`` only when the request sets one; every other search gets
-``max_seconds``.
+``max_seconds``. The node cap fits the server's ``max_seconds`` (:func:`node_cap`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from playahead.tools.games import MAX_NODES, counts_nodes, node_bound
+from playahead.agents import resolved_options
+from playahead.tools.games import MAX_NODES, NODES_PER_SECOND, counts_nodes, node_bound
 
 #: Largest integer a browser holds exactly (JavaScript's ``Number.MAX_SAFE_INTEGER``).
 MAX_SAFE = 2**53 - 1
@@ -37,11 +38,23 @@ CAPS = {
     "c": 100.0,
     "budget": MAX_NODES,
 }
+
 #: Tighter caps of one planner (lookahead's work grows as moves ** depth, without
 #: looking at the clock inside a sample; expectimax's as chance ** depth).
 PLANNER_CAPS = {"lookahead": {"depth": 4}, "expectimax": {"depth": 6}}
 #: Count settings whose ``None`` means "until the time limit": ``None`` becomes the cap.
 OPEN_ENDED = ("n_simulations", "n_rollouts", "n_sims")
+
+
+def node_cap(max_seconds: float) -> int:
+    """The most nodes (``budget``) a request may ask for on a server whose searches
+    last at most ``max_seconds``:
+    :data:`~playahead.tools.games.NODES_PER_SECOND` a second, at most
+    :data:`CAPS` ``["budget"]`` (``MAX_NODES``), at least 1. At the default 10 s it is
+    50,000,000, above the planner's default of 30,000,000.
+    """
+    return max(1, min(CAPS["budget"], int(NODES_PER_SECOND * max_seconds)))
+
 
 Name = Annotated[str, Field(min_length=1, max_length=40)]
 Spec = Annotated[str, Field(min_length=1, max_length=200)]
@@ -166,22 +179,41 @@ def capped_settings(
     made the cap) and ``time_limit`` only if given; for any other ``time_limit``,
     always set. A ``time_limit`` is at most ``max_seconds``.
 
+    The node budget fits ``max_seconds`` (:func:`node_cap`): a larger ``budget`` is
+    refused, ``null`` means the cap, and a planner whose default budget is larger gets
+    the cap instead.
+
     Raises:
         ValidationError: an unknown option, a wrong type or a budget over its cap.
-        ValueError: a budget over ``planner``'s own cap.
+        ValueError: a budget over ``planner``'s own cap or over :func:`node_cap`.
     """
     for key, cap in PLANNER_CAPS.get(planner, {}).items():
         value = options.get(key)
         number = isinstance(value, int | float) and not isinstance(value, bool)
         if number and value > cap:
             raise ValueError(f"{planner} {key} must be at most {cap}, got {value}")
+    nodes = node_cap(max_seconds)
+    budget = options.get("budget")
+    if isinstance(budget, int) and not isinstance(budget, bool) and budget > nodes:
+        raise ValueError(
+            f"budget must be at most {nodes:,} nodes on this server "
+            f"({NODES_PER_SECOND:,} nodes a second for its {max_seconds:g} s search "
+            f"limit), got {budget:,}"
+        )
     given = Settings.model_validate(options).model_dump(include=set(options))
     for key in OPEN_ENDED:
         if key in given and given[key] is None:
             given[key] = CAPS[key]
     given |= node_bound(planner, given)
-    if "time_limit" not in given and counts_nodes(planner):
-        return given  # bounded by its node budget, not by a clock
+    if counts_nodes(planner):
+        if "budget" in given:  # none: node_bound made it MAX_NODES
+            given["budget"] = min(given["budget"], nodes)
+        else:
+            default = resolved_options(planner).get("budget")
+            if default is None or default > nodes:
+                given["budget"] = nodes
+        if "time_limit" not in given:
+            return given  # bounded by its node budget, not by a clock
     limit = given.get("time_limit")
     given["time_limit"] = max_seconds if limit is None or limit <= 0 else limit
     given["time_limit"] = min(given["time_limit"], max_seconds)
