@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 import playahead  # noqa: F401  (registers the ids)
-from playahead.agents import make_agent
+from playahead.agents import make_agent, resolved_options
 from playahead.planners import expectimax
 from playahead.planners.expectimax import (
+    AUTO_BUDGET,
     AUTO_PROB_CUTOFF,
     DEFAULT_BUDGET,
     MAX_BUDGET,
@@ -97,7 +98,8 @@ def test_bad_budget_is_refused_naming_the_unit(bad):
 
 def test_default_budget_is_a_documented_node_count():
     assert isinstance(DEFAULT_BUDGET, int) and MIN_BUDGET <= DEFAULT_BUDGET
-    assert ExpectimaxAgent().budget == DEFAULT_BUDGET
+    assert ExpectimaxAgent().budget == AUTO_BUDGET  # the game's, named when resolved
+    assert resolved_options("expectimax", "2048-v0")["budget"] == DEFAULT_BUDGET
     assert "budget: nodes per decision" in ExpectimaxAgent.__doc__
     spec = make_agent(f"expectimax:budget={DEFAULT_BUDGET:_}")  # a spec takes 20_000
     assert spec.budget == DEFAULT_BUDGET
@@ -232,6 +234,7 @@ def test_a_fixed_depth_without_bounded_searches_as_before(
         "depth": 3,
         "budget_cut": False,
         "searches": [3],
+        "budget": None,  # none can act on a fixed depth without bounded
         "evaluator": "monotonic" if env_id == "2048-v0" else "features",
     }
     # bounded, with a budget the search fits in: the very same search
@@ -280,8 +283,6 @@ def test_a_bounded_automatic_depth_whose_first_search_runs_long_keeps_depth_1():
 
 
 def test_bounded_is_part_of_the_agent_only_where_it_can_act():
-    from playahead.agents import resolved_options
-
     plain = resolved_options("expectimax:depth=3", "Threes-v0")
     assert "bounded" not in plain and "budget" not in plain
     assert resolved_options("expectimax:depth=3,bounded=false", "Threes-v0") == plain

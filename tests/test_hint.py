@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from playahead.agents import Analysis
-from playahead.planners.expectimax import DEFAULT_BUDGET
+from playahead.planners.expectimax import AUTO_BUDGET, DEFAULT_BUDGET
 from playahead.tools import hint as hint_tool
 from playahead.tools.games import MAX_NODES, format_value
 from playahead.tools.hint import Hint, MoveHint, hint
@@ -350,7 +350,8 @@ def test_the_default_tile_hint_counts_nodes_and_reads_no_clock(
     plain = hint(game, board, card)
     agent = built[-1]
     assert agent.name == "expectimax" and agent.time_limit is None
-    assert agent.bounded and agent.budget == DEFAULT_BUDGET
+    assert agent.bounded and agent.budget == AUTO_BUDGET
+    assert plain.analysis.stats["budget"] == DEFAULT_BUDGET  # the game's default
     with monkeypatch.context() as patch:
         fast_clocks(patch)
         fast = hint(game, board, card)

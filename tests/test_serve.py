@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from playahead.planners.expectimax import DEFAULT_BUDGET
+from playahead.planners.expectimax import AUTO_BUDGET, DEFAULT_BUDGET
 from playahead.tools.games import GAMES, make_env
 from playahead.tools.serve import api, models
 from playahead.tools.serve.api import handle
@@ -390,7 +390,7 @@ def test_the_node_cap_fits_the_servers_max_seconds(max_seconds, cap):
         assert f"got {cap + 1:,}" in got["error"]
     # the default request still plans within it: the planner's default or the cap
     default = api.build_planner("expectimax", {}, rng, max_seconds).budget
-    assert default == min(DEFAULT_BUDGET, cap)
+    assert default == (cap if cap < DEFAULT_BUDGET else AUTO_BUDGET)
     assert api.api_games(max_seconds)["caps"]["budget"] == cap
 
 

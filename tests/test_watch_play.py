@@ -14,7 +14,7 @@ import pytest
 from playahead.agents import Analysis, available_agents, register_agent
 from playahead.envs.tiles import Twenty48State
 from playahead.games import twenty48
-from playahead.planners.expectimax import DEFAULT_BUDGET
+from playahead.planners.expectimax import AUTO_BUDGET
 from playahead.tools import play, watch
 from playahead.tools.games import (
     DEFAULT_SECONDS,
@@ -371,7 +371,7 @@ def test_watch_and_play_bound_every_agent_as_hint_does():
     for spec in ("expectimax", "expectimax:depth=12,prob_cutoff=0"):
         agent = _session("2048", agent=spec).agent
         assert agent.bounded and agent.time_limit is None
-        assert agent.budget == DEFAULT_BUDGET
+        assert agent.budget == AUTO_BUDGET  # the game's default, 30,000,000 on 2048
     assert _session("2048", agent="expectimax:budget=none").agent.budget == 300_000_000
 
 

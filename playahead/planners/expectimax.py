@@ -20,18 +20,22 @@ expanded. With ``depth=None`` (the automatic depth) the depth follows the board:
 ``min_depth`` is 3 (nneonneo's rule); on Threes it is ``max_depth``, so the search
 always goes to depth 6, at a default cut-off of 1e-3 instead of 1e-4: there the
 cut-off, not the depth, is what bounds the search, so a shallower search early in the
-game would save little (``python -m benchmarks cutoffs``). A transposition table keyed
-on the board, the remaining depth and (Threes) the deck counts is shared by all root
-moves and emptied at each decision.
+game would save little (``python -m benchmarks cutoffs``). With learned leaves on
+Threes the automatic depth has defaults of its own (:data:`LEARNED_AUTO`: a coarser
+cut-off, a shallower depth, a smaller budget). A transposition table keyed on the
+board, the remaining depth and (Threes) the deck counts is shared by all root moves and
+emptied at each decision.
 
 Budget: the automatic depth is bounded by ``budget`` nodes per decision (default
-30,000,000), never by a clock: shallower searches first when the last one was costly,
-each deeper one started only if its nodes are predicted to fit (from node counts of
-this agent's earlier searches), so a seed gives the same game on any machine and under
-any load. ``time_limit=SECONDS`` is the explicit clock option. A fixed ``depth`` is
-searched in full unless ``bounded=True`` (what ``playahead hint`` and ``playahead
-serve`` set): then the budget bounds it too, and a depth that does not fit gives way
-to the deepest shallower one that does.
+``"auto"``: 30,000,000, or :data:`LEARNED_AUTO`'s with learned leaves on Threes), never
+by a clock:
+shallower searches first when the last one was costly, each deeper one started only if
+its nodes are predicted to fit (from node counts of this agent's earlier searches), so
+a seed gives the same game on any machine and under any load. ``time_limit=SECONDS`` is
+the explicit clock option. A fixed ``depth`` is searched in full unless
+``bounded=True`` (what ``playahead hint`` and ``playahead serve`` set): then the budget
+bounds it too, and a depth that does not fit gives way to the deepest shallower one
+that does.
 
 Learned leaves: ``evaluator="ntuple:path=DIR"`` (spec
 ``expectimax:evaluator=ntuple:path=DIR``, other options before or after it, e.g.
@@ -68,6 +72,19 @@ DEFAULT_EVALUATOR = {"2048": "monotonic", "Threes": "features"}
 #: ``budget``): a count, never a clock, so the same seed plays the same game on any
 #: machine and under any load.
 DEFAULT_BUDGET = 30_000_000
+#: ``budget``'s default: the budget of the game and evaluator (:data:`DEFAULT_BUDGET`,
+#: or :data:`LEARNED_AUTO`'s), named in full by ``resolve_options``. A budget given
+#: explicitly, ``budget=30000000`` too, is kept whatever the evaluator.
+AUTO_BUDGET = "auto"
+#: The automatic depth's defaults on Threes with learned leaves (``evaluator=ntuple``,
+#: the net playahead ships, or ``ntuple:path=DIR``), each used where that option is
+#: not given: a probability cut-off of 0.01, at most depth 5 (also the floor: Threes'
+#: automatic depth is ``max_depth``) and a budget of 4,000,000 nodes per decision. A
+#: learned leaf costs several times what a ``features`` leaf does, and at this cut-off a
+#: depth-5 search is cheap. A fixed ``depth`` keeps the plain defaults (cut-off 1e-4,
+#: :data:`DEFAULT_BUDGET` when ``bounded``), so the records of fixed-depth agents keep
+#: their fingerprints.
+LEARNED_AUTO = {"prob_cutoff": 0.01, "max_depth": 5, "budget": 4_000_000}
 #: The accepted budgets, in nodes per decision.
 MIN_BUDGET = 1_000
 MAX_BUDGET = 10_000_000_000
@@ -93,9 +110,11 @@ class ExpectimaxAgent(Planner):
 
     ``analyze`` gives every legal first move its expected evaluation at the horizon
     (NaN for illegal moves); ``value_kind`` is ``"eval"`` for the heuristic evaluators
-    and ``"score"`` for ``evaluator="score"`` (expected score at the horizon). Stats:
-    ``nodes`` (positions reached by a legal move), ``tt_hits``, ``depth`` (deepest
-    completed search), ``seconds``, ``evaluator``.
+    and ``"score"`` for ``evaluator="score"`` (expected score at the horizon) and for
+    learned leaves (expected final score). Stats: ``nodes`` (positions reached by a
+    legal move), ``tt_hits``, ``depth`` (deepest completed search), ``seconds``,
+    ``budget`` (the node budget the decision was held to; None when none could act,
+    as for a fixed ``depth`` without ``bounded``), ``evaluator``.
 
     Args:
         depth: moves searched after the first (nneonneo's count), or None for the
@@ -105,7 +124,8 @@ class ExpectimaxAgent(Planner):
             fit.
         prob_cutoff: chance branches with cumulative probability below this are
             evaluated instead of expanded (0 expands everything to ``depth``). None:
-            1e-4, except with the automatic depth on Threes, 1e-3.
+            1e-4, except with the automatic depth on Threes: 1e-3, or
+            :data:`LEARNED_AUTO`'s with learned leaves.
         evaluator: ``"monotonic"`` (2048, the default there), ``"features"`` (Threes,
             the default there: tuned line features), ``"openness"`` (Threes),
             ``"score"`` (either game), ``"ntuple"`` (Threes: learned leaves from
@@ -121,10 +141,14 @@ class ExpectimaxAgent(Planner):
             depend on the machine and its load: a limit a user picks knowingly,
             never a default.
         budget: nodes per decision (a node is a position reached by a legal move),
-            an integer in 1,000 .. 10,000,000,000, or None for no budget. Default
-            30,000,000: about what the former default, one CPU second, bought on
-            the machine that chose it (17-49 million nodes per second); on the
-            Threes and 2048 positions measured it searched what that second did
+            an integer in 1,000 .. 10,000,000,000, None for no budget, or
+            ``"auto"`` (the default, :data:`AUTO_BUDGET`): the game's and
+            evaluator's budget, :data:`LEARNED_AUTO`'s for the automatic depth on
+            Threes with learned leaves, else 30,000,000 (:data:`DEFAULT_BUDGET`).
+            A number given is kept, whatever the
+            evaluator. 30,000,000 is about what the former default, one CPU second,
+            bought on the machine that chose it (17-49 million nodes per second); on
+            the Threes and 2048 positions measured it searched what that second did
             (at most 14.5 million nodes per decision there). It bounds the
             automatic depth (``depth`` None) and a ``time_limit``'s deepening; a
             fixed ``depth`` without a time limit is searched in full (unless
@@ -151,7 +175,9 @@ class ExpectimaxAgent(Planner):
             quarters of the budget gives the same values as without ``bounded``.
             ``playahead hint`` and ``playahead serve`` set it.
         seed: seed of the generator that breaks ties (None: fresh entropy).
-        max_depth: cap of the automatic and time-limited depth (None: 6).
+        max_depth: cap of the automatic and time-limited depth (None: 6, or
+            :data:`LEARNED_AUTO`'s for the automatic depth on Threes with learned
+            leaves).
         min_depth: floor of the automatic depth (None: 3 for 2048, ``max_depth`` for
             Threes; capped at ``max_depth``).
         tt_bits: the transposition table has ``2**tt_bits`` slots (24 bytes each).
@@ -171,7 +197,7 @@ class ExpectimaxAgent(Planner):
         prob_cutoff: float | None = None,
         evaluator: str | Evaluator | None = None,
         time_limit: float | None = None,
-        budget: int | None = DEFAULT_BUDGET,
+        budget: int | str | None = AUTO_BUDGET,
         bounded: bool = False,
         seed: int | None = None,
         max_depth: int | None = None,
@@ -197,7 +223,7 @@ class ExpectimaxAgent(Planner):
             )
         self.prob_cutoff = None if prob_cutoff is None else float(prob_cutoff)
         self._leaf = None
-        if isinstance(evaluator, str) and evaluator.split(":")[0].strip() == "ntuple":
+        if _learned(evaluator):
             self._leaf = _load_leaf(evaluator)
         elif (
             evaluator is not None
@@ -240,13 +266,17 @@ class ExpectimaxAgent(Planner):
         defaults filled in (what :func:`playahead.agents.resolved_options` gives).
 
         ``options`` are the constructor's keyword arguments with every default
-        filled. Options that cannot act are left out (``budget``, ``min_depth`` and
-        ``max_depth`` of a fixed ``depth`` without a time limit and without
-        ``bounded``; ``bounded`` when false, without a budget or with a time
-        limit), so games of ``expectimax:depth=3`` stay the same agent's games when
-        a budget default changes or an option is added; an evaluator object is
-        named by its ``name``, the packaged net (``evaluator=ntuple``) by its
-        file's sha256.
+        filled. ``budget="auto"`` (the default) becomes the number of nodes the
+        search counts (:data:`DEFAULT_BUDGET`, or :data:`LEARNED_AUTO`'s for the
+        automatic depth on Threes with learned leaves; without a game the largest,
+        :data:`DEFAULT_BUDGET`), as do ``prob_cutoff`` and ``max_depth`` of none;
+        resolving resolved options changes nothing. Options that cannot act are left
+        out (``budget``, ``min_depth`` and ``max_depth`` of a fixed ``depth`` without
+        a time limit and without ``bounded``; ``bounded`` when false, without a
+        budget or with a time limit), so games of ``expectimax:depth=3`` stay the
+        same agent's games when a budget default changes or an option is added; an
+        evaluator object is named by its ``name``, the packaged net
+        (``evaluator=ntuple``) by its file's sha256.
         """
         out = dict(options)
         if out.pop("bounded", False) and out.get("time_limit") is None:
@@ -258,15 +288,17 @@ class ExpectimaxAgent(Planner):
         if game is not None:
             if out.get("evaluator") is None:
                 out["evaluator"] = DEFAULT_EVALUATOR[game]
-            if out.get("max_depth") is None:
-                out["max_depth"] = DEFAULT_MAX_DEPTH[game]
+            defaults = _defaults(game, out["evaluator"], out.get("depth"))
+            for key in ("max_depth", "prob_cutoff"):
+                if out.get(key) is None:
+                    out[key] = defaults[key]
+            if _is_auto(out.get("budget", AUTO_BUDGET)):
+                out["budget"] = defaults["budget"]
             if out.get("min_depth") is None:
                 out["min_depth"] = 3 if game == "2048" else out["max_depth"]
             out["min_depth"] = min(out["min_depth"], out["max_depth"])
-            if out.get("prob_cutoff") is None:
-                auto = out.get("depth") is None
-                cutoff = AUTO_PROB_CUTOFF[game] if auto else DEFAULT_PROB_CUTOFF
-                out["prob_cutoff"] = cutoff
+        elif _is_auto(out.get("budget")):  # no game: the largest default budget
+            out["budget"] = DEFAULT_BUDGET
         if out.get("evaluator") == "ntuple":  # the packaged net, named by its sha256
             from playahead.ntuple.packaged import PACKAGED
 
@@ -300,14 +332,18 @@ class ExpectimaxAgent(Planner):
         else:
             ev = get_evaluator(self.evaluator or DEFAULT_EVALUATOR[game], game)
         board = np.uint64(state.board)
-        cap = self.max_depth or DEFAULT_MAX_DEPTH[game]
+        named = self.evaluator
+        if named is None:
+            named = DEFAULT_EVALUATOR[game]
+        defaults = _defaults(game, named, self.depth)
+        cap = self.max_depth or defaults["max_depth"]
         cutoff = self.prob_cutoff
         if cutoff is None:
-            auto = self.depth is None
-            cutoff = AUTO_PROB_CUTOFF[game] if auto else DEFAULT_PROB_CUTOFF
+            cutoff = defaults["prob_cutoff"]
+        node_budget = defaults["budget"] if _is_auto(self.budget) else self.budget
         search = functools.partial(self._search, game, state, board, ev, cutoff)
         timed = self.time_limit is not None
-        bounded = self.bounded and self.budget is not None and not timed
+        bounded = self.bounded and node_budget is not None and not timed
         if timed:
             deepest = cap if self.depth is None else self.depth
             depths = list(range(min(1, deepest), deepest + 1))
@@ -319,9 +355,9 @@ class ExpectimaxAgent(Planner):
             floor = self.min_depth or (3 if game == "2048" else cap)
             target = min(cap, max(floor, kernels.distinct_ranks(board) - 2))
             depths = [target]
-            if self.budget is not None and target >= 2:
+            if node_budget is not None and target >= 2:
                 depths = list(range(max(1, target - 2), target + 1))
-        budget = self.budget if len(depths) > 1 or bounded else None
+        budget = node_budget if len(depths) > 1 or bounded else None
         goal = depths[-1]
         counters = np.array([0, 0, _NO_LIMIT], dtype=np.int64)
         values, done, searches = None, 0, []
@@ -372,6 +408,7 @@ class ExpectimaxAgent(Planner):
             "depth": done,
             "budget_cut": done < goal,
             "searches": searches,
+            "budget": budget,
             "evaluator": ev.name if self._leaf is None else "ntuple",
         }
         return Analysis(action, values, value_kind=ev.value_kind, stats=stats)
@@ -424,10 +461,43 @@ def _growth(before: float, last: float) -> float:
     return max(last / before, 2.0) if before > 0 else 8.0
 
 
-def _check_budget(budget) -> int | None:
-    """``budget`` as nodes per decision, or a one-line error that names the unit."""
+def _learned(evaluator) -> bool:
+    """Whether ``evaluator`` (an option's value) is learned leaves: ``"ntuple"``, the
+    net playahead ships, or ``"ntuple:path=DIR"`` (``"ntuple:sha256=..."`` once
+    resolved)."""
+    return isinstance(evaluator, str) and evaluator.split(":")[0].strip() == "ntuple"
+
+
+def _defaults(game: str, evaluator, depth: int | None) -> dict:
+    """``prob_cutoff``, ``max_depth`` and ``budget`` (nodes) of a search on ``game``
+    with ``evaluator`` (the game's default filled in) where the options are not given:
+    :data:`LEARNED_AUTO` for the automatic depth (``depth`` None) on Threes with
+    learned leaves, else :data:`AUTO_PROB_CUTOFF` (automatic depth) or
+    :data:`DEFAULT_PROB_CUTOFF`, :data:`DEFAULT_MAX_DEPTH` and
+    :data:`DEFAULT_BUDGET`."""
+    auto = depth is None
+    out = {
+        "prob_cutoff": AUTO_PROB_CUTOFF[game] if auto else DEFAULT_PROB_CUTOFF,
+        "max_depth": DEFAULT_MAX_DEPTH[game],
+        "budget": DEFAULT_BUDGET,
+    }
+    if auto and game == "Threes" and _learned(evaluator):
+        out.update(LEARNED_AUTO)
+    return out
+
+
+def _is_auto(budget) -> bool:
+    """Whether ``budget`` is :data:`AUTO_BUDGET` (any case, as a spec may write it)."""
+    return isinstance(budget, str) and budget.strip().lower() == AUTO_BUDGET
+
+
+def _check_budget(budget) -> int | str | None:
+    """``budget`` as nodes per decision (:data:`AUTO_BUDGET` kept as it is), or a
+    one-line error that names the unit."""
     if budget is None:
         return None
+    if _is_auto(budget):
+        return AUTO_BUDGET
     ok = isinstance(budget, int | float | np.integer | np.floating) and not isinstance(
         budget, bool
     )
@@ -438,8 +508,8 @@ def _check_budget(budget) -> int | None:
     ):
         raise ValueError(
             f"budget is nodes per decision, an integer in {MIN_BUDGET:,} .. "
-            f"{MAX_BUDGET:,} or none, got {budget!r} (seconds per decision are "
-            "time_limit=SECONDS)"
+            f"{MAX_BUDGET:,}, auto (the game's default) or none, got {budget!r} "
+            "(seconds per decision are time_limit=SECONDS)"
         )
     return int(budget)
 

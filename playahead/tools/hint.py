@@ -28,7 +28,8 @@ Inputs and search are capped: piles up to 100, board files up to 64 KiB (see
 :mod:`playahead.tools.positions`), simulations and rollouts up to
 :data:`~playahead.tools.games.MAX_BUDGETS` (``watch`` and ``play`` apply the same caps:
 :func:`~playahead.tools.games.capped_budget`). A planner with a node budget
-(``expectimax``: ``budget``, default 30,000,000 nodes, at most
+(``expectimax``: ``budget``, by default 30,000,000 nodes, fewer for the automatic
+depth with learned leaves on Threes; at most
 :data:`~playahead.tools.games.MAX_NODES`) searches within that count and reads no
 clock, so the same position, agent and seed give the same hint on any machine and
 under any load; a fixed ``depth`` stops at the budget too (``bounded=True``: the
@@ -262,7 +263,8 @@ def _time_note(planner, analysis) -> str:
 def _budget_note(planner, analysis) -> str:
     """A line saying the node budget stopped the search short of its depth ("" if
     it did not, or a time limit ran the search)."""
-    stats, budget = analysis.stats, getattr(planner, "budget", None)
+    stats = analysis.stats
+    budget = stats.get("budget", getattr(planner, "budget", None))
     if not stats.get("budget_cut") or budget is None or planner.time_limit:
         return ""
     return (
