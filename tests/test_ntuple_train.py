@@ -303,6 +303,50 @@ def test_a_stopped_run_resumes_to_the_same_network(tmp_path, signame):
     assert len(games) == len(set(games)) and games[-1] == str(total)
 
 
+def test_a_stopped_run_with_start_positions_says_how_to_resume_it(
+    tmp_path, monkeypatch, capsys
+):
+    """The printed resume line names the positions, which a resume must pass
+    again; following it resumes."""
+    import signal
+
+    import playahead.ntuple.train as train_mod
+
+    real = train_mod.evaluate
+
+    def stop_here(*args, **kw):  # Ctrl-C during the first evaluation
+        signal.raise_signal(signal.SIGINT)
+        monkeypatch.setattr(train_mod, "evaluate", real)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(train_mod, "evaluate", stop_here)
+    starts = _positions(tmp_path, "Threes-v0", n=3)
+    with pytest.raises(KeyboardInterrupt):
+        _train(
+            tmp_path,
+            "s",
+            40,
+            eval_every=10,
+            env_id="Threes-v0",
+            starts=starts,
+            start_share=0.75,
+        )
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"--resume --starts {starts} --start-share 0.75" in line, line
+    assert load_model(tmp_path / "s").meta["games"] == 10
+    _train(
+        tmp_path,
+        "s",
+        40,
+        eval_every=10,
+        env_id="Threes-v0",
+        resume=True,
+        starts=starts,
+        start_share=0.75,
+    )
+    assert load_model(tmp_path / "s").meta["games"] == 40
+
+
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
 def test_a_second_signal_stops_at_once_but_never_inside_a_checkpoint(signame):
     import signal

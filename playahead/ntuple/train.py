@@ -479,10 +479,12 @@ def train_ntuple(
                 with stop.deferred():  # not cut short by a second signal
                     model.save(out, tc_files)
             if stop.signum is not None and done < games:
+                again = f"--env {env_id} --games {games} --out {out} --resume"
+                if starts is not None:  # a resume must name its positions again
+                    again += f" --starts {starts} --start-share {share:g}"
                 print(
                     f"interrupted: saved {out} at {done:,} games; continue with: "
-                    f"playahead train ntuple --env {env_id} --games {games} "
-                    f"--out {out} --resume",
+                    f"playahead train ntuple {again}",
                     file=sys.stderr,
                 )
                 raise KeyboardInterrupt
