@@ -321,29 +321,13 @@ def test_a_stopped_run_with_start_positions_says_how_to_resume_it(
 
     monkeypatch.setattr(train_mod, "evaluate", stop_here)
     starts = _positions(tmp_path, "Threes-v0", n=3)
+    kw = {"eval_every": 10, "env_id": "Threes-v0", "starts": starts}
     with pytest.raises(KeyboardInterrupt):
-        _train(
-            tmp_path,
-            "s",
-            40,
-            eval_every=10,
-            env_id="Threes-v0",
-            starts=starts,
-            start_share=0.75,
-        )
+        _train(tmp_path, "s", 40, start_share=0.75, **kw)
     line = capsys.readouterr().err.strip().splitlines()[-1]
     assert f"--resume --starts {starts} --start-share 0.75" in line, line
     assert load_model(tmp_path / "s").meta["games"] == 10
-    _train(
-        tmp_path,
-        "s",
-        40,
-        eval_every=10,
-        env_id="Threes-v0",
-        resume=True,
-        starts=starts,
-        start_share=0.75,
-    )
+    _train(tmp_path, "s", 40, resume=True, start_share=0.75, **kw)
     assert load_model(tmp_path / "s").meta["games"] == 40
 
 
