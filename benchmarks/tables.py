@@ -20,6 +20,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 PAGES = ("README.md", "docs/results.md", "docs/speed.md")
@@ -501,6 +503,87 @@ def ntuple_fused(link) -> str:
     return _table(head, [r[: len(head)] for r in rows], right_from=2)
 
 
+#: The Threes net's training steps (``ntuple-threes-v2/phase3/``, each file a
+#: ``playahead evaluate --json`` record of the net of that step on the same seeded
+#: games): (file, step, the file it is compared with on the same games, or None).
+THREES_NET_STEPS = [
+    ("d2-interim-1278k.json", "the interim net shipped before: 1,278,000 games", None),
+    (
+        "d2-phase2-3000k.json",
+        "phase 2 on to 3,000,000 games",
+        "d2-interim-1278k.json",
+    ),
+    ("d2-phase2-3500k.json", "phase 2 on to 3,500,000 games", "d2-phase2-3000k.json"),
+    (
+        "d2-tc01-3500k.json",
+        "from 3,000,000: TC at rate 0.1, to 3,500,000",
+        "d2-phase2-3500k.json",
+    ),
+    (
+        "d2-nt3starts-3500k.json",
+        "from 3,000,000: round-1 positions, to 3,500,000",
+        "d2-phase2-3500k.json",
+    ),
+    (
+        "d2-nt3starts-4500k.json",
+        "round-1 positions on to 4,500,000",
+        "d2-nt3starts-3500k.json",
+    ),
+    (
+        "d2-nt3starts-tc01-4500k.json",
+        "round-1 positions, TC at 0.1 from 3,500,000, to 4,500,000",
+        "d2-nt3starts-4500k.json",
+    ),
+    (
+        "d3-nt3starts-tc01-4500k.json",
+        "the same net, depth 3",
+        "d2-nt3starts-tc01-4500k.json",
+    ),
+    (
+        "d4-nt3starts-tc01-4500k.json",
+        "the same net, depth 4",
+        "d3-nt3starts-tc01-4500k.json",
+    ),
+]
+
+
+def threes_net_steps(link) -> str:
+    """Each training step of the Threes net: expectimax over it at a 0.01 cut-off on
+    the same seeded games, and the paired difference with the step before."""
+    from playahead.evaluate.stats import paired_difference
+
+    folder = "ntuple-threes-v2/phase3"
+    head = ["net", "search", "games", "mean", "95% CI", "3072", "6144", "ms/move"]
+    head.append("vs the row named, paired")
+    rows, names = [], {}
+    for i, (name, step, versus) in enumerate(THREES_NET_STEPS):
+        data = _load(f"{folder}/{name}")
+        agent = data["agents"][0]
+        names[name] = str(i + 1)
+        depth = re.search(r"depth=(\d+)", agent["spec"]).group(1)
+        vs = ""
+        if versus is not None:
+            other = _load(f"{folder}/{versus}")["agents"][0]["scores"]
+            n = min(len(other), len(agent["scores"]))  # game i: the same deal
+            d, lo, hi = paired_difference(
+                agent["scores"][:n], other[:n], np.random.default_rng(0), 2000
+            )
+            vs = f"{d:+,.0f} {_ci([lo, hi])} (row {names[versus]})"
+        rows.append(
+            [
+                f"{i + 1}. {step}",
+                f"depth {depth}",
+                str(agent["games"]),
+                _num(agent["mean"]),
+                _ci(agent["ci95"]),
+                *_reach(agent, ["3072", "6144"]),
+                _ms(agent["seconds_per_move"]),
+                vs,
+            ]
+        )
+    return _table(head, rows, right_from=2)
+
+
 TABLES: dict[str, Callable[[Callable[[str, str], str]], str]] = {
     "headline": headline,
     "demo": demo,
@@ -518,6 +601,7 @@ TABLES: dict[str, Callable[[Callable[[str, str], str]], str]] = {
     "eval-connectfour": connectfour,
     "ntuple-speed": ntuple_speed,
     "ntuple-fused": ntuple_fused,
+    "threes-net-steps": threes_net_steps,
 }
 
 
