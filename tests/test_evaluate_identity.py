@@ -19,7 +19,8 @@ from playahead.evaluate.store import (
     agent_identity,
     fingerprint,
 )
-from playahead.planners.expectimax import DEFAULT_BUDGET, ExpectimaxAgent
+from playahead.ntuple.packaged import PACKAGED
+from playahead.planners.expectimax import DEFAULT_BUDGET, LEARNED_AUTO, ExpectimaxAgent
 
 FAST = dict(progress=False, n_resamples=100)
 
@@ -40,9 +41,16 @@ register_agent("idtest_picker", Picker, "lowest or highest legal action")
 
 def test_resolved_options_fill_in_the_games_defaults():
     threes = resolved_options("expectimax", "Threes-v0")
-    assert threes["budget"] == DEFAULT_BUDGET and "seed" not in threes
-    assert (threes["evaluator"], threes["prob_cutoff"]) == ("features", 1e-3)
-    assert (threes["min_depth"], threes["max_depth"]) == (6, 6)
+    assert threes["budget"] == LEARNED_AUTO["budget"] and "seed" not in threes
+    sha = PACKAGED["Threes-v0"][1]  # the shipped net, named by its file's sha256
+    assert (threes["evaluator"], threes["prob_cutoff"]) == (
+        f"ntuple:sha256={sha}",
+        0.01,
+    )
+    assert (threes["min_depth"], threes["max_depth"]) == (5, 5)
+    features = resolved_options("expectimax:evaluator=features", "Threes-v0")
+    assert features["budget"] == DEFAULT_BUDGET and features["prob_cutoff"] == 1e-3
+    assert (features["min_depth"], features["max_depth"]) == (6, 6)
     other = resolved_options("expectimax", "2048-v0")
     assert (other["evaluator"], other["prob_cutoff"]) == ("monotonic", 1e-4)
     assert other["min_depth"] == 3
@@ -51,6 +59,10 @@ def test_resolved_options_fill_in_the_games_defaults():
     assert "budget" not in fixed and fixed["prob_cutoff"] == 1e-4
     same = f"expectimax:evaluator=features,prob_cutoff=0.001,budget={DEFAULT_BUDGET}"
     assert fingerprint(agent_identity(same, "Threes-v0")) == fingerprint(
+        agent_identity("expectimax:evaluator=features", "Threes-v0")
+    )
+    spelled = "expectimax:evaluator=ntuple,prob_cutoff=0.01,max_depth=5,budget=4000000"
+    assert fingerprint(agent_identity(spelled, "Threes-v0")) == fingerprint(
         agent_identity("expectimax", "Threes-v0")
     )
 

@@ -14,7 +14,7 @@ from playahead.envs.tiles import ThreesState, Twenty48Env, Twenty48State
 from playahead.games import threes, twenty48
 from playahead.planners import _expectimax_kernels as kernels
 from playahead.planners.evaluators import evaluate, get_evaluator
-from playahead.planners.expectimax import ExpectimaxAgent
+from playahead.planners.expectimax import LEARNED_AUTO, ExpectimaxAgent
 from tests import naive_expectimax as naive
 
 
@@ -119,7 +119,9 @@ def test_threes_depth_1_matches_reference(seed, n_cards, top_rank, deck):
     preview, cards = random_preview(rng, int(faces.max()))
     for cutoff, tt in ((0.0, True), (0.05, False)):
         env = env_threes(faces, deck, preview)
-        got = analyze(env, depth=1, prob_cutoff=cutoff, transposition=tt)
+        got = analyze(
+            env, depth=1, prob_cutoff=cutoff, transposition=tt, evaluator="features"
+        )
         ref = naive.values_threes(faces.tolist(), deck, cards, 1, cutoff)
         assert_values_match(got.values, ref)
 
@@ -128,7 +130,7 @@ def test_threes_depth_1_matches_reference(seed, n_cards, top_rank, deck):
 def test_threes_depth_2_matches_reference(seed, top_rank):
     faces = random_threes(np.random.default_rng(seed), 11, top_rank)
     env = env_threes(faces, (1, 2, 0), (3, 3))
-    got = analyze(env, depth=2, prob_cutoff=1e-3)
+    got = analyze(env, depth=2, prob_cutoff=1e-3, evaluator="features")
     ref = naive.values_threes(faces.tolist(), (1, 2, 0), [3], 2, 1e-3)
     assert_values_match(got.values, ref)
 
@@ -312,9 +314,14 @@ def test_make_agent_and_stats():
     analysis = agent.analyze(env_2048(OPEN_2048))
     assert analysis.value_kind == "score"
     assert analysis.stats["depth"] == 1 and analysis.stats["nodes"] > 0
+    # Threes' default: the shipped net's expected final scores, always to max_depth
     default = ExpectimaxAgent(seed=0).analyze(env_threes(OPEN_THREES))
-    assert default.value_kind == "eval" and default.stats["evaluator"] == "features"
-    assert default.stats["depth"] == 6  # Threes: always the maximum depth
+    assert default.value_kind == "score" and default.stats["evaluator"] == "ntuple"
+    assert default.stats["depth"] == LEARNED_AUTO["max_depth"]
+    hand_made = ExpectimaxAgent(seed=0, evaluator="features")
+    features = hand_made.analyze(env_threes(OPEN_THREES))
+    assert features.value_kind == "eval" and features.stats["evaluator"] == "features"
+    assert features.stats["depth"] == 6
     board = ExpectimaxAgent(seed=0, min_depth=3).analyze(env_threes(OPEN_THREES))
     assert board.stats["depth"] == 3  # 4 distinct cards: max(3, 4 - 2)
     timed = ExpectimaxAgent(time_limit=0.05, seed=0).analyze(env_2048(OPEN_2048))

@@ -33,11 +33,19 @@ def played(env_id, seed, moves):
     return env
 
 
+#: Each game's hand-made evaluator: the budget's mechanics are shown at their
+#: automatic depth (Threes: always 6, at a cut-off of 1e-3); Threes' default, the
+#: shipped net, searches at ``LEARNED_AUTO`` (tests/test_expectimax_defaults.py).
+HAND_MADE = {"2048-v0": {}, "Threes-v0": {"evaluator": "features"}}
+
+
 def fixed(env_id, depth):
     """A fixed-depth search at the automatic depth's cut-off (Threes: 1e-3), the same
     search the budget's shallower steps make."""
     cutoff = AUTO_PROB_CUTOFF[env_id.split("-")[0]]
-    return ExpectimaxAgent(seed=0, depth=depth, budget=None, prob_cutoff=cutoff)
+    return ExpectimaxAgent(
+        seed=0, depth=depth, budget=None, prob_cutoff=cutoff, **HAND_MADE[env_id]
+    )
 
 
 @pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0"])
@@ -54,11 +62,12 @@ def test_budget_that_never_binds_gives_the_unbudgeted_decision(env_id):
 
 def test_a_small_budget_stops_short_of_the_full_depth():
     env = played("Threes-v0", 1, 8)
-    full = ExpectimaxAgent(seed=0, budget=None).analyze(env).stats["depth"]
+    features = HAND_MADE["Threes-v0"]
+    full = ExpectimaxAgent(seed=0, budget=None, **features).analyze(env).stats["depth"]
     shallower = fixed("Threes-v0", full - 2).analyze(env)
     # the shallowest search always finishes; 8 times its nodes do not fit
     budget = max(MIN_BUDGET, 4 * shallower.stats["nodes"])
-    cut = ExpectimaxAgent(seed=0, budget=budget).analyze(env)
+    cut = ExpectimaxAgent(seed=0, budget=budget, **features).analyze(env)
     assert cut.stats["budget_cut"] and cut.stats["depth"] == full - 2
     assert cut.stats["searches"] == [full - 2]
     np.testing.assert_array_equal(cut.values, shallower.values)
@@ -67,18 +76,19 @@ def test_a_small_budget_stops_short_of_the_full_depth():
 @pytest.mark.parametrize("env_id", ["2048-v0", "Threes-v0"])
 def test_a_search_that_runs_long_is_abandoned_at_the_budget(env_id, monkeypatch):
     env = played(env_id, 2, 15)
-    full = ExpectimaxAgent(seed=0, budget=None).analyze(env).stats["depth"]
+    hand = HAND_MADE[env_id]
+    full = ExpectimaxAgent(seed=0, budget=None, **hand).analyze(env).stats["depth"]
     shallowest = fixed(env_id, full - 2).analyze(env)
     # every deeper search is predicted to fit; the budget ends inside the second
     monkeypatch.setattr(expectimax, "_growth", lambda before, last: 0.0)
     budget = max(MIN_BUDGET, shallowest.stats["nodes"] + 10)
-    cut = ExpectimaxAgent(seed=0, budget=budget).analyze(env)
+    cut = ExpectimaxAgent(seed=0, budget=budget, **hand).analyze(env)
     assert cut.stats["searches"][:2] == [full - 2, full - 1]
     assert cut.stats["budget_cut"] and cut.stats["depth"] == full - 2
     assert cut.stats["nodes"] > budget
     np.testing.assert_array_equal(cut.values, shallowest.values)
     # a budget that buys the whole search gives it in full
-    whole = ExpectimaxAgent(seed=0, budget=MAX_BUDGET).analyze(env)
+    whole = ExpectimaxAgent(seed=0, budget=MAX_BUDGET, **hand).analyze(env)
     assert whole.stats["depth"] == full and not whole.stats["budget_cut"]
 
 
@@ -125,7 +135,7 @@ def test_a_cheap_last_search_sends_the_next_decision_straight_to_it(env_id):
 
 def test_a_direct_search_that_runs_long_falls_back_to_shallower_ones():
     env = played("Threes-v0", 2, 15)
-    agent = ExpectimaxAgent(seed=0, budget=MIN_BUDGET)
+    agent = ExpectimaxAgent(seed=0, budget=MIN_BUDGET, evaluator="features")
     goal = 6
     agent._cost[goal] = 1  # as if the last search at the goal had been cheap
     cut = agent.analyze(env)
@@ -140,8 +150,10 @@ def test_a_direct_search_that_runs_long_falls_back_to_shallower_ones():
 @pytest.mark.parametrize(
     ("env_id", "options", "cutoff"),
     [
-        ("Threes-v0", {}, 1e-3),  # automatic depth on Threes: the looser cut-off
+        ("Threes-v0", {}, 0.01),  # the shipped net's automatic depth: LEARNED_AUTO
+        ("Threes-v0", {"evaluator": "features"}, 1e-3),  # hand-made: the looser one
         ("Threes-v0", {"depth": 3}, 1e-4),
+        ("Threes-v0", {"depth": 3, "evaluator": "features"}, 1e-4),
         ("2048-v0", {}, 1e-4),
         ("2048-v0", {"depth": 4}, 1e-4),
     ],
@@ -152,7 +164,7 @@ def test_default_cut_off_depends_on_game_and_depth(env_id, options, cutoff):
     default = ExpectimaxAgent(seed=0, budget=None, **options).analyze(env)
     given = ExpectimaxAgent(seed=0, budget=None, prob_cutoff=cutoff, **options)
     np.testing.assert_array_equal(default.values, given.analyze(env).values)
-    other = 1e-3 if cutoff == 1e-4 else 1e-4
+    other = 1e-3 if cutoff in (1e-4, 0.01) else 1e-4
     wrong = ExpectimaxAgent(seed=0, budget=None, prob_cutoff=other, **options)
     assert wrong.analyze(env).stats["nodes"] != default.stats["nodes"]
 
@@ -162,13 +174,15 @@ def test_automatic_depth_threes_goes_to_max_depth_2048_follows_the_board():
 
     threes_env = played("Threes-v0", 5, 6)  # an early board: few distinct cards
     ranks = distinct_ranks(np.uint64(threes_env.unwrapped.clone_state().board))
-    assert ranks - 2 < 6
-    full = ExpectimaxAgent(seed=0, budget=None).analyze(threes_env)
-    assert full.stats["depth"] == 6
-    shallow = ExpectimaxAgent(seed=0, budget=None, min_depth=3).analyze(threes_env)
-    assert shallow.stats["depth"] == max(3, ranks - 2)
-    capped = ExpectimaxAgent(seed=0, budget=None, max_depth=4).analyze(threes_env)
-    assert capped.stats["depth"] == 4
+    assert ranks - 2 < 5
+    for evaluator, cap in (("features", 6), (None, 5)):  # hand-made, the shipped net
+        options = {"seed": 0, "budget": None, "evaluator": evaluator}
+        full = ExpectimaxAgent(**options).analyze(threes_env)
+        assert full.stats["depth"] == cap
+        shallow = ExpectimaxAgent(min_depth=3, **options).analyze(threes_env)
+        assert shallow.stats["depth"] == max(3, ranks - 2)
+        capped = ExpectimaxAgent(max_depth=4, **options).analyze(threes_env)
+        assert capped.stats["depth"] == 4
     env = played("2048-v0", 5, 6)
     ranks = distinct_ranks(np.uint64(env.unwrapped.clone_state().board))
     got = ExpectimaxAgent(seed=0, budget=None).analyze(env).stats["depth"]
@@ -224,7 +238,7 @@ def test_a_fixed_depth_without_bounded_searches_as_before(
     env_id, seed, moves, action, values, nodes, hits
 ):
     env = played(env_id, seed, moves)
-    got = ExpectimaxAgent(seed=0, depth=3).analyze(env)
+    got = ExpectimaxAgent(seed=0, depth=3, **HAND_MADE[env_id]).analyze(env)
     assert got.action == action
     np.testing.assert_allclose(got.values, values, rtol=1e-12)
     stats = {k: v for k, v in got.stats.items() if k not in ("seconds", "backend")}
@@ -238,7 +252,8 @@ def test_a_fixed_depth_without_bounded_searches_as_before(
         "evaluator": "monotonic" if env_id == "2048-v0" else "features",
     }
     # bounded, with a budget the search fits in: the very same search
-    bounded = ExpectimaxAgent(seed=0, depth=3, bounded=True).analyze(env)
+    bounded = ExpectimaxAgent(seed=0, depth=3, bounded=True, **HAND_MADE[env_id])
+    bounded = bounded.analyze(env)
     np.testing.assert_array_equal(bounded.values, got.values)
     assert bounded.stats["nodes"] == nodes and bounded.stats["searches"] == [3]
     assert not bounded.stats["budget_cut"]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from playahead.agents import Analysis
-from playahead.planners.expectimax import AUTO_BUDGET, DEFAULT_BUDGET
+from playahead.planners.expectimax import AUTO_BUDGET, DEFAULT_BUDGET, LEARNED_AUTO
 from playahead.tools import hint as hint_tool
 from playahead.tools.games import MAX_NODES, format_value
 from playahead.tools.hint import Hint, MoveHint, hint
@@ -175,6 +175,59 @@ def test_cli_labels_expected_scores_and_heuristic_values(capsys):
     assert out[1] == "values: heuristic value, not points"
     why = "heuristic value, not points, searched 1 move ahead"
     assert all(line.endswith(why) for line in out[2:])
+
+
+def test_the_default_threes_hint_is_an_expected_final_score(capsys):
+    """Threes' default search values leaves with the shipped net: every move gets an
+    expected final score, printed as points."""
+    assert _cli(["threes", "--board", THREES_BOARD, "--next", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "expectimax" in out[0] and out[1] == "values: expected final score"
+    depth = LEARNED_AUTO["max_depth"]
+    assert len(out) == 6  # four legal moves, no note: the budget did not bind
+    for line in out[2:]:  # "  left   21,264  expected final score, searched ..."
+        name, value, why = re.fullmatch(r"  (\w+) +(\S+)  (.*)", line).groups()
+        assert re.fullmatch(r"\d{1,3}(,\d{3})+", value)  # points, not a heuristic
+        assert why == f"expected final score, searched {depth} moves ahead"
+    assert _cli(["threes", "--board", THREES_BOARD, "--next", "2", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["value_kind"], got["unit"]) == ("score", "expected final score")
+    # the hand-made evaluator stays one option away
+    features = "expectimax:evaluator=features"
+    assert (
+        _cli(["threes", "--board", THREES_BOARD, "--next", "2", "--agent", features])
+        == 0
+    )
+    assert (
+        capsys.readouterr().out.splitlines()[1] == "values: heuristic value, not points"
+    )
+
+
+@pytest.mark.parametrize("damage", ["missing", "damaged"])
+def test_without_the_shipped_net_the_default_threes_hint_says_what_works(
+    damage, tmp_path, monkeypatch, capsys
+):
+    from playahead import cli
+    from playahead.ntuple import packaged
+
+    sha = "0" * 64
+    monkeypatch.setattr(packaged, "DATA", tmp_path)
+    monkeypatch.setattr(packaged, "PACKAGED", {"Threes-v0": ("threes-ntuple.npz", sha)})
+    if damage == "damaged":
+        (tmp_path / "threes-ntuple.npz").write_bytes(b"not the net")
+    packaged.packaged_model.cache_clear()
+    argv = ["hint", "threes", "--board", THREES_BOARD, "--next", "2"]
+    try:
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("playahead hint: error: ")
+        assert str(tmp_path / "threes-ntuple.npz") in err
+        assert re.search(f"expected (sha256 )?{sha}", err)
+        assert "evaluator=features, which works without it" in err
+        assert cli.main([*argv, "--agent", "expectimax:evaluator=features"]) == 0
+        assert cli.main(["hint", "2048", "--board", TILES_2048]) == 0  # not needed
+    finally:
+        packaged.packaged_model.cache_clear()
 
 
 def _analysis(kind):
@@ -351,7 +404,9 @@ def test_the_default_tile_hint_counts_nodes_and_reads_no_clock(
     agent = built[-1]
     assert agent.name == "expectimax" and agent.time_limit is None
     assert agent.bounded and agent.budget == AUTO_BUDGET
-    assert plain.analysis.stats["budget"] == DEFAULT_BUDGET  # the game's default
+    # the game's and evaluator's default: Threes' shipped net searches at LEARNED_AUTO
+    want = LEARNED_AUTO["budget"] if game == "threes" else DEFAULT_BUDGET
+    assert plain.analysis.stats["budget"] == want
     with monkeypatch.context() as patch:
         fast_clocks(patch)
         fast = hint(game, board, card)

@@ -107,6 +107,17 @@ def test_without_the_file_features_still_play(tmp_path, monkeypatch):
         env.reset(seed=1)
         agent = playahead.make_agent("expectimax:depth=1,evaluator=features", seed=0)
         assert env.unwrapped.action_masks()[agent.act(env)]
+        # Threes' default search needs the net: one line that says what works
+        default = playahead.make_agent("expectimax", seed=0)
+        with pytest.raises(packaged.PackagedNetError) as err:
+            default.act(env)
+        message = str(err.value)
+        assert "\n" not in message and "default Threes evaluator" in message
+        assert "gone.npz" in message and "0" * 64 in message
+        assert message.endswith("use evaluator=features, which works without it")
+        other = gym.make("2048-v0")  # the 2048 default never reads it
+        other.reset(seed=1)
+        assert other.unwrapped.action_masks()[default.act(other)]
     finally:
         packaged.packaged_model.cache_clear()
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from playahead.planners.expectimax import AUTO_BUDGET, DEFAULT_BUDGET
+from playahead.planners.expectimax import AUTO_BUDGET, DEFAULT_BUDGET, LEARNED_AUTO
 from playahead.tools.games import GAMES, make_env
 from playahead.tools.serve import api, models
 from playahead.tools.serve.api import handle
@@ -130,6 +130,22 @@ def test_hint_names_the_unit_of_a_heuristic_value():
     assert hint["unit"] == "heuristic value, not points"
     best = hint["ranked"][0]
     assert best["value"] > 10_000 and best["text"] == f"{best['value']:,.0f}"
+
+
+def test_the_default_threes_hint_is_an_expected_final_score():
+    """The page's default Threes planner values leaves with the shipped net: points
+    a player can read, not a heuristic; the hand-made evaluator is one option away."""
+    view = ok("/api/new", {"game": "threes", "seed": 2})
+    hint = ok("/api/hint", {"game": "threes", "state": view["state"]})
+    assert hint["value_kind"] == "score" and hint["unit"] == "expected final score"
+    assert hint["stats"]["evaluator"] == "ntuple"
+    assert hint["stats"]["depth"] == LEARNED_AUTO["max_depth"]
+    best = hint["ranked"][0]
+    assert best["value"] > 1_000 and best["text"] == f"{best['value']:,.0f}"
+    body = {"game": "threes", "state": view["state"]}
+    features = ok("/api/hint", body | {"agent": "expectimax:evaluator=features"})
+    assert features["value_kind"] == "eval"
+    assert features["unit"] == "heuristic value, not points"
 
 
 @pytest.mark.parametrize(

@@ -12,38 +12,45 @@ The search alternates the player's best move with exact chance nodes:
   first and then picks the best move for it.
 
 Depth counts the moves after the first, as nneonneo's 2048-ai does: depth ``d`` plays
-the root move, then ``d`` rounds of (chance, best move), and evaluates the last board
-with a row-table evaluator (:mod:`playahead.planners.evaluators`). Chance branches
-whose cumulative probability falls below ``prob_cutoff`` are evaluated instead of
-expanded. With ``depth=None`` (the automatic depth) the depth follows the board:
-``distinct ranks - 2``, at least ``min_depth`` and at most ``max_depth`` (6). On 2048
-``min_depth`` is 3 (nneonneo's rule); on Threes it is ``max_depth``, so the search
-always goes to depth 6, at a default cut-off of 1e-3 instead of 1e-4: there the
-cut-off, not the depth, is what bounds the search, so a shallower search early in the
-game would save little (``python -m benchmarks cutoffs``). With learned leaves on
-Threes the automatic depth has defaults of its own (:data:`LEARNED_AUTO`: a coarser
+the root move, then ``d`` rounds of (chance, best move), and evaluates the last board.
+The default evaluator is the n-tuple net playahead ships on Threes (learned leaves,
+below) and the ``monotonic`` row table on 2048; the hand-made row-table evaluators
+(:mod:`playahead.planners.evaluators`) include Threes' ``features``, the default before
+the shipped net, which needs no file. Chance branches whose cumulative probability
+falls below ``prob_cutoff`` are evaluated instead of expanded. With ``depth=None`` (the
+automatic depth) the depth follows the board: ``distinct ranks - 2``, at least
+``min_depth`` and at most ``max_depth`` (6). On 2048 ``min_depth`` is 3 (nneonneo's
+rule); on Threes it is ``max_depth``, so with a hand-made evaluator the search always
+goes to depth 6, at a default cut-off of 1e-3 instead of 1e-4: there the cut-off, not
+the depth, is what bounds the search, so a shallower search early in the game would
+save little (``python -m benchmarks cutoffs``). With learned leaves on Threes, the
+default, the automatic depth has defaults of its own (:data:`LEARNED_AUTO`: a coarser
 cut-off, a shallower depth, a smaller budget). A transposition table keyed on the
 board, the remaining depth and (Threes) the deck counts is shared by all root moves and
 emptied at each decision.
 
 Budget: the automatic depth is bounded by ``budget`` nodes per decision (default
 ``"auto"``: 30,000,000, or :data:`LEARNED_AUTO`'s with learned leaves on Threes), never
-by a clock:
-shallower searches first when the last one was costly, each deeper one started only if
-its nodes are predicted to fit (from node counts of this agent's earlier searches), so
-a seed gives the same game on any machine and under any load. ``time_limit=SECONDS`` is
-the explicit clock option. A fixed ``depth`` is searched in full unless
-``bounded=True`` (what ``playahead hint`` and ``playahead serve`` set): then the budget
-bounds it too, and a depth that does not fit gives way to the deepest shallower one
-that does.
+by a clock: shallower searches first when the last one was costly, each deeper one
+started only if its nodes are predicted to fit (from node counts of this agent's
+earlier searches), so a seed gives the same game on any machine and under any load.
+``time_limit=SECONDS`` is the explicit clock option. A fixed ``depth`` is searched in
+full unless ``bounded=True`` (what ``playahead hint`` and ``playahead serve`` set): then
+the budget bounds it too, and a depth that does not fit gives way to the deepest
+shallower one that does.
 
 Learned leaves: ``evaluator="ntuple:path=DIR"`` (spec
 ``expectimax:evaluator=ntuple:path=DIR``, other options before or after it, e.g.
 ``expectimax:depth=2,evaluator=ntuple:path=runs/2048-nt``; the path must not contain a
 comma) values the leaves with an n-tuple net of ``playahead train ntuple``: the score
 table plus the net's afterstate value, so values are expected final scores
-(``value_kind="score"``) and depth 0 is the greedy n-tuple player. Where the leaves sit
-is described in :mod:`playahead.planners._expectimax_kernels`.
+(``value_kind="score"``) and depth 0 is the greedy n-tuple player.
+``evaluator="ntuple"`` (and no evaluator, on Threes) is the Threes net playahead ships
+(:mod:`playahead.ntuple.packaged`), read on first use after its sha256 is checked; if
+the file is missing or damaged the search stops with a one-line
+:class:`~playahead.ntuple.packaged.PackagedNetError` that names the file and its
+expected sha256 and says that ``evaluator=features`` works without it. Where the
+leaves sit is described in :mod:`playahead.planners._expectimax_kernels`.
 
 Fairness: the planner reads the position through ``clone_state()`` only (board, and for
 Threes the preview and the deck counts a player can count); it never reads the env's
@@ -67,7 +74,7 @@ from playahead.planners.evaluators import EVALUATORS, Evaluator, get_evaluator
 __all__ = ["ExpectimaxAgent"]
 
 #: Evaluator used when none is given.
-DEFAULT_EVALUATOR = {"2048": "monotonic", "Threes": "features"}
+DEFAULT_EVALUATOR = {"2048": "monotonic", "Threes": "ntuple"}
 #: Nodes per decision that a search at the automatic depth stays within (see
 #: ``budget``): a count, never a clock, so the same seed plays the same game on any
 #: machine and under any load.
@@ -109,12 +116,13 @@ class ExpectimaxAgent(Planner):
     """``expectimax``: depth-limited expectimax with exact chance for 2048 and Threes.
 
     ``analyze`` gives every legal first move its expected evaluation at the horizon
-    (NaN for illegal moves); ``value_kind`` is ``"eval"`` for the heuristic evaluators
-    and ``"score"`` for ``evaluator="score"`` (expected score at the horizon) and for
-    learned leaves (expected final score). Stats: ``nodes`` (positions reached by a
-    legal move), ``tt_hits``, ``depth`` (deepest completed search), ``seconds``,
-    ``budget`` (the node budget the decision was held to; None when none could act,
-    as for a fixed ``depth`` without ``bounded``), ``evaluator``.
+    (NaN for illegal moves); ``value_kind`` is ``"score"`` for learned leaves (Threes'
+    default: expected final score) and for ``evaluator="score"`` (expected score at
+    the horizon), ``"eval"`` for the hand-made heuristic evaluators. Stats: ``nodes``
+    (positions reached by a legal move), ``tt_hits``, ``depth`` (deepest completed
+    search), ``seconds``, ``budget`` (the node budget the decision was held to; None
+    when none could act, as for a fixed ``depth`` without ``bounded``),
+    ``evaluator``.
 
     Args:
         depth: moves searched after the first (nneonneo's count), or None for the
@@ -126,11 +134,12 @@ class ExpectimaxAgent(Planner):
             evaluated instead of expanded (0 expands everything to ``depth``). None:
             1e-4, except with the automatic depth on Threes: 1e-3, or
             :data:`LEARNED_AUTO`'s with learned leaves.
-        evaluator: ``"monotonic"`` (2048, the default there), ``"features"`` (Threes,
-            the default there: tuned line features), ``"openness"`` (Threes),
-            ``"score"`` (either game), ``"ntuple"`` (Threes: learned leaves from
-            the n-tuple net playahead ships, sha256-checked at load, negative learned
-            values clamped at 0; values are expected final scores) or
+        evaluator: ``"ntuple"`` (Threes, the default there: learned leaves from the
+            n-tuple net playahead ships, sha256-checked at load, negative learned
+            values clamped at 0; values are expected final scores),
+            ``"monotonic"`` (2048, the default there), ``"features"`` (Threes: tuned
+            line features, the hand-made alternative, which needs no file),
+            ``"openness"`` (Threes), ``"score"`` (either game) or
             ``"ntuple:path=DIR"`` (learned leaves from the n-tuple model in ``DIR``,
             for the model's game); from Python also an
             :class:`~playahead.planners.evaluators.Evaluator` (e.g. one built by
@@ -223,6 +232,7 @@ class ExpectimaxAgent(Planner):
             )
         self.prob_cutoff = None if prob_cutoff is None else float(prob_cutoff)
         self._leaf = None
+        self._default_net: _Leaf | None = None  # the game's default net, when used
         if _learned(evaluator):
             self._leaf = _load_leaf(evaluator)
         elif (
@@ -322,26 +332,29 @@ class ExpectimaxAgent(Planner):
                 f"got {type(root.env).__name__}"
             )
         state = root.env.clone_state()
-        if self._leaf is not None:
-            self._leaf.model.check_position(f"{game}-v0", state)
+        named = self.evaluator
+        if named is None:
+            named = DEFAULT_EVALUATOR[game]
+        leaf = self._leaf
+        if leaf is None and self.evaluator is None and _learned(named):
+            leaf = self._default_leaf(named)
+        if leaf is not None:
+            leaf.model.check_position(f"{game}-v0", state)
             ev = get_evaluator("score", game)
         elif isinstance(self.evaluator, Evaluator):
             ev = self.evaluator
             if ev.game != game:
                 raise ValueError(f"evaluator {ev.name!r} is for {ev.game}, not {game}")
         else:
-            ev = get_evaluator(self.evaluator or DEFAULT_EVALUATOR[game], game)
+            ev = get_evaluator(named, game)
         board = np.uint64(state.board)
-        named = self.evaluator
-        if named is None:
-            named = DEFAULT_EVALUATOR[game]
         defaults = _defaults(game, named, self.depth)
         cap = self.max_depth or defaults["max_depth"]
         cutoff = self.prob_cutoff
         if cutoff is None:
             cutoff = defaults["prob_cutoff"]
         node_budget = defaults["budget"] if _is_auto(self.budget) else self.budget
-        search = functools.partial(self._search, game, state, board, ev, cutoff)
+        search = functools.partial(self._search, game, state, board, ev, leaf, cutoff)
         timed = self.time_limit is not None
         bounded = self.bounded and node_budget is not None and not timed
         if timed:
@@ -409,7 +422,7 @@ class ExpectimaxAgent(Planner):
             "budget_cut": done < goal,
             "searches": searches,
             "budget": budget,
-            "evaluator": ev.name if self._leaf is None else "ntuple",
+            "evaluator": ev.name if leaf is None else "ntuple",
         }
         return Analysis(action, values, value_kind=ev.value_kind, stats=stats)
 
@@ -426,12 +439,12 @@ class ExpectimaxAgent(Planner):
         self._cost[depth] = int(counters[0]) - before
         return found
 
-    def _search(self, game, state, board, ev, cutoff, depth, tt, counters):
+    def _search(self, game, state, board, ev, leaf, cutoff, depth, tt, counters):
         if game == "2048":
             moves, rewards = twenty48.TABLES
         else:
             moves, rewards, _ = threes.tables(state.merge_6144)
-        net = None if self._leaf is None else self._leaf.arrays
+        net = None if leaf is None else leaf.arrays
         ctx = (moves, rewards, ev.table, tt[0], tt[1], counters)
         cfg = (
             cutoff,
@@ -445,6 +458,32 @@ class ExpectimaxAgent(Planner):
         return kernels.root_threes(
             board, np.int64(state.cards), np.int64(depth), ctx, cfg, net
         )
+
+    def _default_leaf(self, spec: str) -> _Leaf:
+        """The game's default learned leaves (Threes: the packaged net), loaded on
+        first use, so an agent that never plays Threes never reads the file.
+
+        Raises:
+            PackagedNetError: the packaged net is missing or damaged; one line that
+                names the file and its expected sha256 and says that
+                ``evaluator=features`` plays without it.
+        """
+        if self._default_net is None:
+            from playahead.ntuple.packaged import PackagedNetError
+
+            try:
+                self._default_net = _load_leaf(spec)
+            except PackagedNetError as err:
+                why = " ".join(str(err).split())
+                if why.endswith("use evaluator=features"):
+                    why += ", which works without it"
+                else:
+                    why += "; evaluator=features works without it"
+                raise PackagedNetError(
+                    "expectimax's default Threes evaluator is the n-tuple net "
+                    f"playahead ships: {why}"
+                ) from None
+        return self._default_net
 
     def _table(self) -> tuple[np.ndarray, np.ndarray]:
         """This decision's (empty) transposition table."""

@@ -43,7 +43,9 @@ SEARCH_AGENTS = {
         "greedy",
         "mc:n_rollouts=1000",
         "mcts:n_simulations=2000",
-        "expectimax:depth=2",
+        # the hand-made evaluator: Threes' default is a learned net, and the demo
+        # sets search against learning
+        "expectimax:depth=2,evaluator=features",
     ),
 }
 #: Training games of the n-tuple learner, with each game's default recipe: about one
