@@ -79,14 +79,25 @@ _BUILD_THREES_TUNED = f"{_BUILD_THREES_NET}; {TRAIN_THREES_SPLIT}; {TRAIN_THREES
 #: machine (and games 0-16 of ``threes-default`` were ``threes-d6-cut1e-3``'s). Each
 #: is re-recorded by ``python -m benchmarks strength --setting NAME --every 1``.
 SETTINGS: dict[str, Setting] = {
-    "threes-default": Setting("Threes-v0", "expectimax", 60),
+    # the default: expectimax over the shipped n-tuple net (LEARNED_AUTO)
+    "threes-default": Setting("Threes-v0", "expectimax", 500),
     # the default before the cut-off study: automatic depth 3 .. 4 at 1e-4
     "threes-d4-cut1e-4": Setting(
-        "Threes-v0", "expectimax:max_depth=4,min_depth=3,prob_cutoff=0.0001", 60
+        "Threes-v0",
+        "expectimax:max_depth=4,min_depth=3,prob_cutoff=0.0001,evaluator=features",
+        60,
     ),
     # the default for a few hours: automatic depth 3 .. 6 at 1e-3
-    "threes-auto6-cut1e-3": Setting("Threes-v0", "expectimax:min_depth=3", 60),
-    "threes-nobudget": Setting("Threes-v0", "expectimax:budget=none", 60),
+    "threes-auto6-cut1e-3": Setting(
+        "Threes-v0", "expectimax:min_depth=3,evaluator=features", 60
+    ),
+    # the features default (automatic depth 6 at 1e-3) with and without its budget
+    "threes-features-default": Setting(
+        "Threes-v0", "expectimax:evaluator=features", 60
+    ),
+    "threes-nobudget": Setting(
+        "Threes-v0", "expectimax:budget=none,evaluator=features", 60
+    ),
     "threes-openness-d1": Setting(
         "Threes-v0", "expectimax:depth=1,evaluator=openness", 100
     ),
@@ -111,13 +122,13 @@ SETTINGS: dict[str, Setting] = {
     # the probability cut-off, not the depth, bounds these searches: at 1e-3 a
     # depth-6 search costs about what the default's depth 4 at 1e-4 does
     "threes-d6-cut1e-3": Setting(
-        "Threes-v0", "expectimax:depth=6,prob_cutoff=0.001", 60
+        "Threes-v0", "expectimax:depth=6,prob_cutoff=0.001,evaluator=features", 60
     ),
     "threes-d5-cut1e-3": Setting(
-        "Threes-v0", "expectimax:depth=5,prob_cutoff=0.001", 60
+        "Threes-v0", "expectimax:depth=5,prob_cutoff=0.001,evaluator=features", 60
     ),
     "threes-d5-cut3e-4": Setting(
-        "Threes-v0", "expectimax:depth=5,prob_cutoff=0.0003", 60
+        "Threes-v0", "expectimax:depth=5,prob_cutoff=0.0003,evaluator=features", 60
     ),
     "threes-ntuple-d2": Setting(
         "Threes-v0",
