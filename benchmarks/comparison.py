@@ -142,8 +142,14 @@ AGENTS: dict[str, list[Entry]] = {
         Entry("greedy (one move, score)", "greedy"),
         Entry("flat Monte Carlo, 1000 rollouts", "mc:n_rollouts=1000"),
         Entry("MCTS, 2000 simulations", "mcts:n_simulations=2000"),
-        Entry("expectimax depth 1, tuned features", "expectimax:depth=1"),
-        Entry("expectimax depth 2, tuned features", "expectimax:depth=2"),
+        Entry(
+            "expectimax depth 1, tuned features",
+            "expectimax:depth=1,evaluator=features",
+        ),
+        Entry(
+            "expectimax depth 2, tuned features",
+            "expectimax:depth=2,evaluator=features",
+        ),
         *_ntuple("runs/threes-nt-6m", TRAIN_THREES),
         Entry(
             "n-tuple TD, greedy, split into 3 stages at 6M games",

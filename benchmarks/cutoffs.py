@@ -47,15 +47,15 @@ SETTINGS = [
 
 
 def positions(n_games: int, every: int, first: int = 120) -> list:
-    """Threes states from seeded games of a depth-2 expectimax."""
-    agent = ExpectimaxAgent(depth=2, seed=0)
+    """Threes states from seeded games of a depth-2 expectimax (tuned features)."""
+    agent = ExpectimaxAgent(depth=2, seed=0, evaluator="features")
     return list(sampled_states("Threes-v0", agent, every, first, range(n_games)))
 
 
 def decide(options: dict, states: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(moves, CPU seconds, depths) of ``ExpectimaxAgent(**options)`` on ``states``."""
     env = gym.make("Threes-v0")
-    agent = ExpectimaxAgent(seed=0, **options)
+    agent = ExpectimaxAgent(seed=0, **{"evaluator": "features", **options})
     env.unwrapped.restore_state(states[0])
     agent.analyze(env)  # compile or load the kernels outside the timing
     moves, seconds, depths = [], [], []

@@ -145,7 +145,7 @@ HEADLINE = [
     ),
     (
         "expectimax depth 2, hand-made evaluator",
-        "expectimax:depth=2",
+        "expectimax:depth=2,evaluator=features",
         "expectimax:depth=2",
     ),
     (
