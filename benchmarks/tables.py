@@ -422,6 +422,12 @@ STRENGTH_PAIRS = [
     ("threes-ntuple-d3", "threes-features-d3"),
     ("threes-ntuple-d2-cut1e-2", "threes-features-d2-cut1e-2"),
     ("threes-ntuple-d3-cut1e-2", "threes-features-d3-cut1e-2"),
+    ("threes-ntuple-d2-cut1e-3", "threes-ntuple-d2-cut1e-2"),
+    ("threes-ntuple-d3-cut1e-2", "threes-ntuple-d2-cut1e-2"),
+    ("threes-ntuple-d4-cut1e-2", "threes-ntuple-d3-cut1e-2"),
+    ("threes-default", "threes-ntuple-d4-cut1e-2"),
+    ("threes-default", "threes-d5-cut1e-3"),
+    ("threes-default", "threes-d6-cut1e-3"),
 ]
 
 
