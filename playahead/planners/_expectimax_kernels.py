@@ -306,12 +306,11 @@ def _card_at(out, line, side, card):
 
 
 @nb.njit(cache=True)
-def _card_leaves(board, board_t, ones, twos, threes, total, n_bonus, ctx, net):
+def _card_leaves(board, board_t, ones, twos, threes, total, n_bonus, p_basic, ctx, net):
     """:func:`card_node`'s value where every (card, move) is a leaf, in its order of
     additions (same bits): the drawn card picks the preview code of the afterstates
     (0, 1, 2 for a 1, 2, 3; 3 for any bonus card)."""
     b0, b1, b2, b3, legal = _leaf_round(board, board_t, ctx[0], ctx[2], net)
-    p_basic = 1.0 - BONUS_PROBABILITY if n_bonus > 0 else 1.0
     res = 0.0
     seen = 0
     if ones > 0:
@@ -368,7 +367,7 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
     if net is not None:
         if cut or depth_left <= 1:  # every (card, move) is a leaf: one round
             res = _card_leaves(
-                board, board_t, ones, twos, threes, total, n_bonus, ctx, net
+                board, board_t, ones, twos, threes, total, n_bonus, p_basic, ctx, net
             )
             if use_tt:
                 _store(slot, board, aux, res, ctx)
