@@ -197,3 +197,36 @@ def test_positions_command(tmp_path, capsys):
     record = json.loads(out.with_suffix(".json").read_text())
     assert record["command"].startswith("python -m playahead.ntuple.positions --agent")
     assert record["positions"] == load_positions(out)["board"].size
+
+
+def test_positions_subset_keeps_the_late_ones_of_a_file(tmp_path, capsys):
+    """``--subset-of`` plays nothing and keeps, in order, exactly the positions whose
+    largest card reaches ``--from-card``; its record names the source's sha256."""
+    import json
+
+    from playahead.ntuple.packaged import sha256_of
+
+    arrays, _ = collect_positions(
+        "expectimax:depth=0,evaluator=features", 2, seed=3, from_card=12, every=3
+    )
+    source = tmp_path / "all.npz"
+    save_positions(source, arrays, {"command": "the source's command"})
+    ranks = sorted(set(arrays["top"].tolist()))
+    assert len(ranks) > 1  # the test needs positions on both sides of the cut
+    cut_rank = ranks[1]
+    cut_card = 3 * 2 ** (cut_rank - 3)
+    out = tmp_path / "late.npz"
+    argv = ["--subset-of", str(source), "--from-card", str(cut_card), "--out", str(out)]
+    assert positions_main(argv) == 0
+    late = load_positions(out)
+    keep = arrays["top"] >= cut_rank
+    assert 0 < late["board"].size < arrays["board"].size
+    for key in arrays:
+        np.testing.assert_array_equal(late[key], arrays[key][keep])
+    record = json.loads(out.with_suffix(".json").read_text())
+    assert record["subset_of_sha256"] == sha256_of(source.read_bytes())
+    assert record["subset_of_command"] == "the source's command"
+    assert record["positions"] == late["board"].size
+    with pytest.raises(SystemExit):
+        positions_main(["--subset-of", str(source), "--from-card", "5", "--out", str(out)])
+    assert "not a Threes card" in capsys.readouterr().err

@@ -14,6 +14,10 @@ The file (``.npz``, read with ``allow_pickle=False`` by :func:`load_positions`) 
 ``move`` (moves played before it) and ``top`` (its largest card's rank); a JSON file
 beside it (same name, ``.json``) records the command, the agent spec, the seed and every
 game's score, largest card and length.
+
+``--subset-of FILE`` plays nothing: it writes the positions of ``FILE`` whose largest
+card is at least ``--from-card`` (e.g. the 3072 and 6144 positions of a 1536 set, to
+train the late stages), its record naming ``FILE``'s sha256 and command.
 """
 
 from __future__ import annotations
@@ -123,6 +127,23 @@ def collect_positions(
     return arrays, rows
 
 
+def subset_positions(path: str | Path, from_card: int) -> dict[str, np.ndarray]:
+    """The positions of file ``path`` whose largest card is at least ``from_card``
+    (in the file's order).
+
+    Raises:
+        ValueError: a card value that is no Threes card, or what
+            :func:`load_positions` refuses.
+    """
+    from playahead.games.threes import CARD_VALUES
+
+    if from_card not in CARD_VALUES[3:]:
+        raise ValueError(f"from_card {from_card!r} is not a Threes card (3, 6, ...)")
+    arrays = load_positions(path)
+    keep = arrays["top"] >= CARD_VALUES.index(from_card)
+    return {k: a[keep] for k, a in arrays.items()}
+
+
 def save_positions(path: str | Path, arrays: dict[str, np.ndarray], record: dict):
     """Write ``arrays`` to ``path`` (``.npz``, compressed) and ``record`` beside it
     as ``.json``."""
@@ -191,7 +212,39 @@ def main(argv=None) -> int:
     parser.add_argument("--every", type=int, default=50)
     parser.add_argument("--per-game", type=int, default=40)
     parser.add_argument("--out", required=True, help="the .npz to write")
+    parser.add_argument(
+        "--subset-of",
+        metavar="FILE",
+        help="play nothing: keep FILE's positions whose largest card is at least "
+        "--from-card",
+    )
     a = parser.parse_args(argv)
+    args = sys.argv[1:] if argv is None else list(argv)
+    command = "python -m playahead.ntuple.positions " + shlex.join(args)
+    if a.subset_of is not None:
+        from playahead.ntuple.packaged import sha256_of
+
+        try:
+            arrays = subset_positions(a.subset_of, a.from_card)
+        except ValueError as err:
+            parser.error(str(err))
+        source = Path(a.subset_of)
+        source_record = source.with_suffix(".json")
+        record = {
+            "command": command,
+            "subset_of": source.name,
+            "subset_of_sha256": sha256_of(source.read_bytes()),
+            "subset_of_command": (
+                json.loads(source_record.read_text()).get("command")
+                if source_record.is_file()
+                else None
+            ),
+            "from_card": a.from_card,
+            "positions": int(arrays["board"].size),
+        }
+        save_positions(a.out, arrays, record)
+        print(f"{arrays['board'].size} positions of {source.name} -> {a.out}")
+        return 0
     arrays, rows = collect_positions(
         a.agent,
         a.games,
@@ -201,9 +254,8 @@ def main(argv=None) -> int:
         per_game=a.per_game,
         progress=True,
     )
-    args = sys.argv[1:] if argv is None else list(argv)
     record = {
-        "command": "python -m playahead.ntuple.positions " + shlex.join(args),
+        "command": command,
         "agent": a.agent,
         "seed": a.seed,
         "from_card": a.from_card,
