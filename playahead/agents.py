@@ -190,6 +190,14 @@ def resolved_options(spec: str, env_id: str | None = None) -> dict[str, Any]:
         ValueError: as :func:`check_spec`.
     """
     name, options = check_spec(spec)
+    return options_resolved(name, options, env_id)
+
+
+def options_resolved(
+    name: str, options: dict[str, Any], env_id: str | None = None
+) -> dict[str, Any]:
+    """:func:`resolved_options` of agent ``name`` (registered) with ``options``
+    (checked, e.g. by :func:`check_spec`) rather than a spec string."""
     factory = _REGISTRY[name].factory
     out = {
         p.name: p.default

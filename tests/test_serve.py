@@ -415,3 +415,23 @@ def test_the_default_hint_is_answered_at_the_default_max_seconds():
     view = ok("/api/new", {"game": "2048", "seed": 3})
     got = ok("/api/hint", {"game": "2048", "state": view["state"]})
     assert got["action"] in view["legal"] and got["ranked"]
+
+
+@pytest.mark.parametrize("max_seconds", [0.5, 3.0, 10.0])
+def test_a_short_server_keeps_the_threes_default_budget_where_it_fits(max_seconds):
+    """The default Threes hint searches with the default's own node budget
+    (LEARNED_AUTO's 4,000,000) whenever the server's cap allows it, not with the
+    cap itself (the 2048 default, 30,000,000, is what a short server lowers)."""
+    from playahead.planners.expectimax import LEARNED_AUTO
+
+    rng = np.random.default_rng(0)
+    cap = models.node_cap(max_seconds)
+    threes = api.build_planner("expectimax", {}, rng, max_seconds, "Threes-v0")
+    fits = LEARNED_AUTO["budget"] <= cap  # then the agent's own default plays
+    assert threes.budget == (AUTO_BUDGET if fits else cap)
+    other = api.build_planner("expectimax", {}, rng, max_seconds, "2048-v0")
+    assert other.budget == (cap if cap < DEFAULT_BUDGET else AUTO_BUDGET)
+    features = api.build_planner(
+        "expectimax:evaluator=features", {}, rng, max_seconds, "Threes-v0"
+    )
+    assert features.budget == (cap if cap < DEFAULT_BUDGET else AUTO_BUDGET)

@@ -167,14 +167,18 @@ def planner_name(spec: str) -> str:
 
 
 def build_planner(
-    spec: str, settings: dict, rng: np.random.Generator, max_seconds=MAX_SECONDS
+    spec: str,
+    settings: dict,
+    rng: np.random.Generator,
+    max_seconds=MAX_SECONDS,
+    env_id: str | None = None,
 ):
     """A planner from a request's ``spec`` and ``settings``, every budget capped.
 
     The spec's own options (``"mcts:time_limit=none"``) are checked like ``settings``
     (:func:`models.capped_settings`): ``time_limit`` at most ``max_seconds``; a
     planner with a node budget (``expectimax``) stops at it, with no ``time_limit``
-    unless the request sets one.
+    unless the request sets one; its default budget is the one it has on ``env_id``.
 
     Raises:
         ApiError: not a planner of :data:`PLANNERS`, a setting not in
@@ -183,7 +187,7 @@ def build_planner(
     name = planner_name(spec)
     options = parse_spec(spec)[1] | dict(settings)
     try:
-        options = models.capped_settings(name, options, max_seconds)
+        options = models.capped_settings(name, options, max_seconds, env_id)
     except ValidationError as err:
         problem = models.explain(err, "settings")
         raise ApiError(f"agent {spec!r}: {problem}", 422) from None
@@ -330,7 +334,7 @@ def api_hint(req: models.HintRequest, max_seconds: float = MAX_SECONDS) -> dict:
         raise ApiError("the game is over: no hint")
     spec = req.agent or default_agent(game)
     rng = np.random.default_rng()
-    planner = build_planner(spec, req.settings, rng, max_seconds)
+    planner = build_planner(spec, req.settings, rng, max_seconds, game.env_id)
     check_work(planner, env)
     try:
         analysis = planner.analyze(env)

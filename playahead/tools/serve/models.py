@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from playahead.agents import resolved_options
+from playahead.agents import options_resolved
 from playahead.tools.games import MAX_NODES, NODES_PER_SECOND, counts_nodes, node_bound
 
 #: Largest integer a browser holds exactly (JavaScript's ``Number.MAX_SAFE_INTEGER``).
@@ -169,7 +169,10 @@ SETTINGS = tuple(Settings.model_fields)
 
 
 def capped_settings(
-    planner: str, options: dict[str, Any], max_seconds: float
+    planner: str,
+    options: dict[str, Any],
+    max_seconds: float,
+    env_id: str | None = None,
 ) -> dict[str, Any]:
     """``options`` checked by :class:`Settings` and capped for ``planner``.
 
@@ -209,7 +212,7 @@ def capped_settings(
         if "budget" in given:  # none: node_bound made it MAX_NODES
             given["budget"] = min(given["budget"], nodes)
         else:
-            default = resolved_options(planner).get("budget")
+            default = options_resolved(planner, given, env_id).get("budget")
             if default is None or default > nodes:
                 given["budget"] = nodes
         if "time_limit" not in given:
