@@ -230,3 +230,56 @@ def test_positions_subset_keeps_the_late_ones_of_a_file(tmp_path, capsys):
     with pytest.raises(SystemExit):
         positions_main(["--subset-of", str(source), "--from-card", "5", "--out", str(out)])
     assert "not a Threes card" in capsys.readouterr().err
+
+
+def test_positions_played_on_from_saved_positions(tmp_path):
+    """``starts``: game ``i`` restores position ``i`` in the env seeded as game ``i``
+    and keeps the env's own positions every ``every`` moves after it (not the start),
+    while the largest card is at least ``from_card``; the command records the file."""
+    import dataclasses
+    import json
+
+    from playahead.evaluate.play import build_agent, game_seeds
+    from playahead.ntuple.packaged import sha256_of
+
+    spec = "expectimax:depth=0,evaluator=features"
+    source, _ = collect_positions(spec, 2, seed=5, from_card=12, every=7, per_game=3)
+    path = tmp_path / "src.npz"
+    save_positions(path, source, {"seed": 5})
+    starts = load_positions(path)
+    n = 3
+    arrays, rows = collect_positions(
+        spec, n, seed=9, from_card=12, every=4, per_game=5, starts=starts
+    )
+    env = gym.make("Threes-v0")
+    for i in range(n):
+        env_seed, agent_seed, _ = game_seeds(9, i)
+        env.reset(seed=env_seed)
+        start = dataclasses.replace(
+            env.unwrapped.clone_state(),
+            board=int(starts["board"][i]),
+            cards=int(starts["cards"][i]),
+            moves=0,
+        )
+        env.unwrapped.restore_state(start)
+        agent = build_agent(spec, agent_seed)
+        seen = {}
+        for move in range(rows[i]["moves"]):
+            state = env.unwrapped.clone_state()
+            seen[move] = (state.board, state.cards)
+            env.step(agent.act(env))
+        mine = np.flatnonzero(arrays["game"] == i)
+        assert list(arrays["move"][mine]) == [4 * (k + 1) for k in range(mine.size)]
+        assert mine.size == min(5, (rows[i]["moves"] - 1) // 4)
+        for j in mine:
+            assert seen[int(arrays["move"][j])] == (
+                int(arrays["board"][j]),
+                int(arrays["cards"][j]),
+            )
+    with pytest.raises(ValueError, match="more than the"):
+        collect_positions(spec, starts["board"].size + 1, starts=starts)
+    out = tmp_path / "on.npz"
+    argv = ["--agent", spec, "--games", "1", "--from-card", "12", "--every", "3"]
+    assert positions_main([*argv, "--from-positions", str(path), "--out", str(out)]) == 0
+    record = json.loads(out.with_suffix(".json").read_text())
+    assert record["from_positions_sha256"] == sha256_of(path.read_bytes())

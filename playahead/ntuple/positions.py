@@ -15,13 +15,16 @@ The file (``.npz``, read with ``allow_pickle=False`` by :func:`load_positions`) 
 beside it (same name, ``.json``) records the command, the agent spec, the seed and every
 game's score, largest card and length.
 
-``--subset-of FILE`` plays nothing: it writes the positions of ``FILE`` whose largest
+``--from-positions FILE`` plays game ``i`` on from position ``i`` of ``FILE`` instead of
+from a new deal (a cheap way to many positions of one stage, all reached by the
+agent's own play). ``--subset-of FILE`` plays nothing: it writes the positions of ``FILE`` whose largest
 card is at least ``--from-card`` (e.g. the 3072 and 6144 positions of a 1536 set, to
 train the late stages), its record naming ``FILE``'s sha256 and command.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import zipfile
 from pathlib import Path
@@ -50,6 +53,7 @@ def collect_positions(
     every: int = 50,
     per_game: int = 40,
     progress: bool = False,
+    starts: dict[str, np.ndarray] | None = None,
 ) -> tuple[dict[str, np.ndarray], list[dict]]:
     """Play ``games`` seeded Threes games with ``agent`` and keep late positions.
 
@@ -62,6 +66,11 @@ def collect_positions(
         every: moves between kept positions after the first.
         per_game: most positions kept from one game.
         progress: print a line per game.
+        starts: positions (:func:`load_positions`) to play on from: game ``i``
+            starts from position ``i`` (the env seeded as game ``i`` of the
+            evaluation, so its cards are drawn afresh from the deck counts) and keeps
+            one position every ``every`` moves from then on (not the start itself),
+            while its largest card is at least ``from_card``.
 
     Returns:
         ``(arrays, rows)``: the arrays of :data:`FIELDS` and one summary dict per game
@@ -83,21 +92,35 @@ def collect_positions(
     import playahead.envs  # noqa: F401  (registers Threes-v0)
 
     first_rank = CARD_VALUES.index(from_card)
+    if starts is not None and games > starts["board"].size:
+        raise ValueError(
+            f"games {games} is more than the {starts['board'].size} start positions"
+        )
     env = gym.make("Threes-v0")
     kept: dict[str, list] = {k: [] for k in FIELDS}
     rows = []
     for i in range(games):
         env_seed, agent_seed, _ = game_seeds(seed, i)
         env.reset(seed=env_seed)
-        player = build_agent(agent, agent_seed)
         moves, taken, next_at = 0, 0, None
+        if starts is not None:
+            start = dataclasses.replace(
+                env.unwrapped.clone_state(),
+                board=int(starts["board"][i]),
+                cards=int(starts["cards"][i]),
+                moves=0,
+            )
+            env.unwrapped.restore_state(start)
+            next_at = every
+        player = build_agent(agent, agent_seed)
         info = {}
         while env.unwrapped.action_masks().any():
             state = env.unwrapped.clone_state()
             top = int(threes.max_rank(np.uint64(state.board)))
             if next_at is None and top >= first_rank:
                 next_at = moves
-            if next_at is not None and moves == next_at and taken < per_game:
+            late = top >= first_rank
+            if late and next_at is not None and moves == next_at and taken < per_game:
                 for key, value in (
                     ("board", state.board),
                     ("cards", state.cards),
@@ -213,6 +236,12 @@ def main(argv=None) -> int:
     parser.add_argument("--per-game", type=int, default=40)
     parser.add_argument("--out", required=True, help="the .npz to write")
     parser.add_argument(
+        "--from-positions",
+        metavar="FILE",
+        help="game i plays on from FILE's position i (keeping one every --every "
+        "moves after it) instead of from a new deal",
+    )
+    parser.add_argument(
         "--subset-of",
         metavar="FILE",
         help="play nothing: keep FILE's positions whose largest card is at least "
@@ -245,15 +274,29 @@ def main(argv=None) -> int:
         save_positions(a.out, arrays, record)
         print(f"{arrays['board'].size} positions of {source.name} -> {a.out}")
         return 0
-    arrays, rows = collect_positions(
-        a.agent,
-        a.games,
-        a.seed,
-        from_card=a.from_card,
-        every=a.every,
-        per_game=a.per_game,
-        progress=True,
-    )
+    starts, source = None, {}
+    try:
+        if a.from_positions is not None:
+            from playahead.ntuple.packaged import sha256_of
+
+            starts = load_positions(a.from_positions)
+            path = Path(a.from_positions)
+            source = {
+                "from_positions": path.name,
+                "from_positions_sha256": sha256_of(path.read_bytes()),
+            }
+        arrays, rows = collect_positions(
+            a.agent,
+            a.games,
+            a.seed,
+            from_card=a.from_card,
+            every=a.every,
+            per_game=a.per_game,
+            progress=True,
+            starts=starts,
+        )
+    except ValueError as err:
+        parser.error(str(err))
     record = {
         "command": command,
         "agent": a.agent,
@@ -261,6 +304,7 @@ def main(argv=None) -> int:
         "from_card": a.from_card,
         "every": a.every,
         "per_game": a.per_game,
+        **source,
         "positions": int(arrays["board"].size),
         "games": rows,
     }
