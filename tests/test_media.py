@@ -71,6 +71,14 @@ def test_save_gif_loops_and_holds_the_last_frame(tmp_path):
     "call, message",
     [
         (lambda: media.game_frames(n_frames=0), "must be >= 1"),
+        (
+            lambda: media.game_frames(agent="expectimax:budget=10000000000"),
+            "budget is at most 300,000,000 in playahead media",
+        ),
+        (
+            lambda: media.game_frames(agent="mcts:time_limit=1000"),
+            "time_limit is seconds per search in playahead media",
+        ),
         (lambda: media.save_gif([], "x.gif"), "no frames"),
         (lambda: media.serve_screenshot("x.png", chromium="/nowhere"), "Chromium"),
     ],

@@ -66,15 +66,17 @@ def game_frames(
         ``n_frames`` if the game is shorter (the last frame is then the end).
 
     Raises:
-        ValueError: unknown game or agent, ``n_frames < 1`` or ``every < 1``.
+        ValueError: unknown game or agent, a budget over the tools' caps (as in
+            ``watch``: :func:`playahead.tools.games.build_capped_agent`),
+            ``n_frames < 1`` or ``every < 1``.
     """
-    from playahead.tools.games import agent_seeds, build_agent, make_env
+    from playahead.tools.games import agent_seeds, build_capped_agent, make_env
 
     if n_frames < 1 or (every is not None and every < 1):
         raise ValueError(f"n_frames and every must be >= 1, got {n_frames}, {every}")
     env = make_env(game, render_mode="rgb_array", **(rules or {}))
     env_seed, agent_seed = agent_seeds(seed, 2)
-    player = build_agent(agent, agent_seed)
+    player = build_capped_agent(agent, agent_seed, "playahead media")
     env.reset(seed=env_seed)
     if every is None:  # play it all, keeping the states (small); draw a few of them
         states = [env.clone_state()]
