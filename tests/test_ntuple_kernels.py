@@ -235,3 +235,70 @@ def test_staged_code_counts_the_stages_the_largest_tile_reaches():
     for code in range(4):
         got = k.staged(board, code, 4, stages)
         assert got == naive.staged(board, code, 4, tuple(stages))
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_search_driven_games_play_the_planners_moves(depth, monkeypatch):
+    """A search-driven training game (Threes) plays, at every position, the move the
+    expectimax planner values highest (the first of equals) at that depth and 0.01
+    cut-off over the same net with leaves clamped at 0, and its trail holds that
+    move's afterstate."""
+    import types
+
+    import gymnasium as gym
+
+    import playahead.envs  # noqa: F401
+    from playahead.planners import expectimax
+
+    rng = np.random.default_rng(8)
+    cells = k.symmetric_cells(PATTERNS)
+    runs = k.pattern_runs(cells)
+    stages = np.array([7], np.int64)  # a second weight set from the first 48
+    weights = rng.normal(scale=20.0, size=(2, 8, 16**3)).astype(np.float32)
+    moves, rewards, bonus = _rules(1)
+    search = _td.search_context(weights, runs, 4, stages, moves, rewards, depth, 16)
+    trail, gains = _td.trail_buffers(runs, 4000)
+    states = np.empty(4000, np.uint64)
+    cards_at = np.empty(4000, np.int64)
+    game_rng = np.random.default_rng(21)
+    args = (moves, rewards, bonus, trail, gains, stages, 0, 0, states, cards_at)
+    _, _, n = _td.play(1, weights, runs, game_rng, *args, search)
+    assert n > 20
+    model = types.SimpleNamespace(
+        cells=cells,
+        weights=weights,
+        n_base=4,
+        stage_ranks=stages,
+        check_position=lambda *a: None,
+    )
+    monkeypatch.setattr(
+        expectimax, "_load_leaf", lambda spec: expectimax._Leaf(model, clamp=True)
+    )
+    agent = expectimax.ExpectimaxAgent(
+        depth=depth, prob_cutoff=0.01, evaluator="ntuple:path=unused", seed=0
+    )
+    env = gym.make("Threes-v0").unwrapped
+    env.reset(seed=0)
+    imgs, idx = np.empty(8, np.uint64), np.empty(8 * len(PATTERNS), np.int64)
+    greedy_differs = 0
+    for t in range(0, n, max(1, n // 40)):
+        state = env.clone_state()
+        env.restore_state(
+            type(state)(int(states[t]), int(cards_at[t]), t, "window", True)
+        )
+        values = agent.analyze(env).values  # the search's (act breaks ties at random)
+        action = int(np.nanargmax(values))  # the first of the best, as training takes
+        after, moved, _ = threes.move(states[t], action, moves, rewards)
+        assert moved
+        code = k.staged(after, k.preview_code(cards_at[t]), 4, stages)
+        k.lookups(after, code, runs, 8, 16**3, imgs, idx, 0, weights.reshape(-1))
+        assert trail[t].tolist() == idx.tolist()
+        greedy = []  # the greedy move of the same position, for contrast
+        for a in range(4):
+            aft, ok, r = threes.move(states[t], a, moves, rewards)
+            if ok:
+                c = k.staged(aft, k.preview_code(cards_at[t]), 4, stages)
+                v = k.value(aft, c, weights, cells)
+                greedy.append((r + v, -a))
+        greedy_differs += -max(greedy)[1] != action
+    assert greedy_differs > 0  # the search is not the greedy player in disguise

@@ -749,3 +749,39 @@ def test_loading_a_net_larger_than_the_memory_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(model_module, "available_memory", lambda: 2**19)
     with pytest.raises(ValueError, match=r"the net in .* needs 1 MB but only 0 MB"):
         load_model(path)
+
+
+def test_search_driven_games_are_recorded_resumed_and_threes_only(tmp_path):
+    """``search_share`` plays that share of the games by expectimax over the net
+    (another net than greedy games give, the same one when resumed from a
+    checkpoint), is recorded in the schedule from the game it was switched on, and
+    is refused for 2048 and out of range."""
+    kw = {"env_id": "Threes-v0", "stages": "48"}
+    greedy = load_model(_train(tmp_path, "g", 20, **kw))
+    assert "search_share" not in greedy.meta  # a greedy run's files are as before
+    kw_s = {**kw, "search_share": 0.5, "search_depth": 1}
+    one = load_model(_train(tmp_path, "one", 20, **kw_s))
+    assert one.meta["search_share"] == 0.5 and one.meta["search_depth"] == 1
+    assert not np.array_equal(one.weights, greedy.weights)
+    assert one.meta["moves"] > greedy.meta["moves"]  # the search lives longer
+    _train(tmp_path, "two", 10, eval_every=10, **kw_s)
+    resume = {"env_id": "Threes-v0", "resume": True}
+    two = load_model(_train(tmp_path, "two", 20, eval_every=10, **resume))
+    np.testing.assert_array_equal(two.weights, one.weights)
+    # switched on at a resume: recorded at that game, and changes what follows
+    _train(tmp_path, "g", 30, eval_every=10, search_share=1.0, **resume)
+    meta = load_model(tmp_path / "g").meta
+    assert meta["schedule"][-1] == {
+        "from_game": 20,
+        **{k: meta["schedule"][0][k] for k in ("lr", "tc", "lambda", "restarts")},
+        "search_share": 1.0,
+        "search_depth": 2,
+    }
+    for bad, match in (
+        ({"search_share": 0.5}, "Threes-v0 only"),
+        ({"env_id": "Threes-v0", "search_share": 1.5}, "search_share must be in"),
+        ({"env_id": "Threes-v0", "search_depth": 4}, "search_depth must be an integer"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            _train(tmp_path, "bad", 5, **bad)
+    assert not (tmp_path / "bad").exists()

@@ -25,6 +25,16 @@ Start positions: a game starts from saved position ``j`` (a board and a cards wo
 when ``rng.random() < start_share``, ``j = min(int(rng.random() * M), M - 1)``; with
 no saved positions nothing is drawn.
 
+Search-driven games (``search``, Threes only): a game is played by expectimax over the
+net itself (:func:`playahead.planners._expectimax_kernels.root_threes` at a fixed depth
+and probability cut-off, leaves clamped at 0, as the shipped search plays) instead of
+greedily when ``search_share > 0`` and ``rng.random() < search_share``, drawn after
+the start position's draws (with no search nothing is drawn, so the greedy trainer's
+games are the same bits). Its moves are learned from like any other: the trail is the
+chosen afterstates. The search is exact over chance (no draw of its own), and its
+transposition table is stamped anew per decision, so a game does not depend on what
+the table held before.
+
 Chance comes from the ``np.random.Generator`` the caller passes in, through the
 games' own compiled rules (:mod:`playahead.games.twenty48`,
 :mod:`playahead.games.threes`); the network only decides moves.
@@ -45,6 +55,7 @@ import numpy as np
 from playahead.games import threes, twenty48
 from playahead.ntuple._kernels import N_CODES, lookups, preview_code, read, staged
 from playahead.ntuple._prefetch import prefetch
+from playahead.planners._expectimax_kernels import root_threes
 
 MAX_MOVES = 1 << 17  # longer than any 2048 (or Threes) game the 4-bit board can hold
 RESTART_MIN = 10  # episodes at least this long are replayed from their middle
@@ -75,6 +86,7 @@ def play(
     start_cards,
     states,
     cards_at,
+    search=None,
 ):
     """One greedy game on ``reward + V(afterstate)`` (``game`` 0 is 2048, 1 Threes;
     first action wins ties) from a new start (``start`` 0) or from board ``start``
@@ -85,8 +97,10 @@ def play(
     :func:`~playahead.ntuple._kernels.staged`) and in ``gains[t]`` the reward that
     came after it (the next move's plus, for Threes, the entering card's points); if
     ``states`` (uint64) and ``cards_at`` (int64) are not empty, the position before
-    move ``t`` in them. Returns ``(points, top_rank, n_moves)``; ``points`` are those
-    gained in this game (from a saved position: since that position).
+    move ``t`` in them. With ``search`` (Threes; :func:`search_context`) each move is
+    the search's instead of the greedy one. Returns ``(points, top_rank, n_moves)``;
+    ``points`` are those gained in this game (from a saved position: since that
+    position).
     """
     flat = weights.reshape(-1)
     n_codes, size = weights.shape[1], weights.shape[2]
@@ -129,12 +143,15 @@ def play(
             break
         best = -np.inf
         c = 0
-        for j in range(k):
-            v = np.float64(rews[j])
-            if game == 0 or twenty48.max_rank(afts[j]) != threes.RANK_12288:
-                v += read(flat, idx, j * width, width)
-            if v > best:
-                best, c = v, j
+        if search is not None:
+            c = _searched(board, cards, acts, k, search)
+        else:
+            for j in range(k):
+                v = np.float64(rews[j])
+                if game == 0 or twenty48.max_rank(afts[j]) != threes.RANK_12288:
+                    v += read(flat, idx, j * width, width)
+                if v > best:
+                    best, c = v, j
         r = rews[c]
         if n > 0:
             gains[n - 1] += r
@@ -154,6 +171,53 @@ def play(
             score += full
         n += 1
     return score, twenty48.max_rank(board), n
+
+
+@nb.njit(cache=True, nogil=True)
+def _searched(board, cards, acts, k, search):
+    """Index in ``acts[:k]`` of the move the search values highest (the first of
+    equals), the search stamped as a new decision."""
+    depth, ctx, cfg, net, stamp = search
+    stamp[0] += 1
+    now = (cfg[0], cfg[1], np.uint64(stamp[0]), cfg[3], cfg[4])
+    values = root_threes(board, cards, depth, ctx, now, net)
+    best = -np.inf
+    c = 0
+    for j in range(k):
+        v = values[acts[j]]
+        if v > best:
+            best, c = v, j
+    return c
+
+
+def search_context(weights, runs, n_base, stages, moves, rewards, depth, tt_bits=20):
+    """The ``search`` of :func:`play` and :func:`train_games` (one per thread): the
+    compiled Threes search over ``weights`` (shared, so it always reads the net as
+    trained so far) to ``depth`` at a 0.01 probability cut-off, leaves clamped at 0,
+    with a transposition table of ``2**tt_bits`` entries."""
+    from playahead.planners import _expectimax_kernels as ek
+    from playahead.planners.evaluators import get_evaluator
+
+    score = get_evaluator("score", "Threes")
+    keys, values = ek.new_table(tt_bits)
+    counters = np.array([0, 0, 1 << 62], np.int64)
+    ctx = (moves, rewards, score.table, keys, values, counters)
+    cfg = (
+        0.01,
+        float(score.reward_weight),
+        np.uint64(0),
+        np.uint64(32 - tt_bits),
+        True,
+    )
+    dims = np.array([*weights.shape[1:], n_base, 1, *stages], np.int64)
+    net = (
+        weights.reshape(-1),
+        runs,
+        np.zeros(8, np.uint64),
+        np.zeros(8 * runs.shape[0], np.int64),
+        dims,
+    )
+    return (np.int64(depth), ctx, cfg, net, np.zeros(1, np.int64))
 
 
 @nb.njit(cache=True, nogil=True)
@@ -215,6 +279,8 @@ def train_games(
     start_boards,
     start_cards,
     start_share,
+    search_share=0.0,
+    search=None,
 ):
     """Play and learn ``n_games`` games; ``out: int64[n_games, 3]`` gets each game's
     (points, top rank, moves) of its first episode. ``lam``: lambda in [0, 1];
@@ -222,8 +288,9 @@ def train_games(
     accumulators shaped like ``weights`` (size 0 for plain TD); ``stages``: the
     stage ranks of a multi-stage net (size 0 for one stage); ``start_boards``
     (uint64[M]), ``start_cards`` (int64[M]), ``start_share``: saved start positions
-    and the share of games that start from one (module docstring). Returns the
-    number of TD updates (the moves of every episode)."""
+    and the share of games that start from one; ``search`` (:func:`search_context`)
+    and ``search_share``: the share of games the search plays (module docstring).
+    Returns the number of TD updates (the moves of every episode)."""
     trail = np.empty((MAX_MOVES, 8 * runs.shape[0]), np.int64)
     gains = np.empty(MAX_MOVES, np.int64)
     states = np.empty(MAX_MOVES if restart else 0, np.uint64)
@@ -238,24 +305,46 @@ def train_games(
         if n_starts > 0 and rng.random() < start_share:
             j = min(int(rng.random() * n_starts), n_starts - 1)
             board, cards = start_boards[j], start_cards[j]
+        searching = False
+        if search is not None and search_share > 0.0:
+            searching = rng.random() < search_share
         first = True
         while True:  # the game, then its restarts
-            s, top, n = play(
-                game,
-                weights,
-                runs,
-                rng,
-                moves,
-                rewards,
-                bonus,
-                trail,
-                gains,
-                stages,
-                board,
-                cards,
-                states,
-                cards_at,
-            )
+            if searching:
+                s, top, n = play(
+                    game,
+                    weights,
+                    runs,
+                    rng,
+                    moves,
+                    rewards,
+                    bonus,
+                    trail,
+                    gains,
+                    stages,
+                    board,
+                    cards,
+                    states,
+                    cards_at,
+                    search,
+                )
+            else:
+                s, top, n = play(
+                    game,
+                    weights,
+                    runs,
+                    rng,
+                    moves,
+                    rewards,
+                    bonus,
+                    trail,
+                    gains,
+                    stages,
+                    board,
+                    cards,
+                    states,
+                    cards_at,
+                )
             learn(trail, gains, n, alpha, lam, flat, e, a)
             updates += n
             if first:

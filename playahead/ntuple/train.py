@@ -157,12 +157,21 @@ def _split(model: NTupleModel, stages: tuple[int, ...], done: int, out: Path):
 def _settings(meta: dict) -> dict:
     """The settings a resume may change (a model from before TD(lambda) and
     restarts existed trained with lambda 0 and without restarts)."""
-    return {
+    out = {
         "lr": float(meta["lr"]),
         "tc": bool(meta.get("tc", False)),
         "lambda": float(meta.get("lambda", 0.0)),
         "restarts": bool(meta.get("restarts", False)),
     }
+    if "search_share" in meta:  # a run that has had search-driven games
+        out["search_share"] = float(meta["search_share"])
+        out["search_depth"] = int(meta["search_depth"])
+    return out
+
+
+#: A run's search-driven games before any were asked for: none (greedy games only).
+NO_SEARCH = {"search_share": 0.0, "search_depth": 2}
+MAX_SEARCH_DEPTH = 3
 
 
 def _schedule(meta: dict) -> list[dict]:
@@ -172,9 +181,12 @@ def _schedule(meta: dict) -> list[dict]:
 
 def _change_schedule(meta: dict, done: int, changes: dict) -> bool:
     """Apply a resumed run's new settings (``changes``: ``lr``, ``tc``, ``lambda``,
-    ``restarts``, None for unchanged) to ``meta`` and its ``schedule``; True if TC was
-    just switched on (its accumulators start from zero)."""
+    ``restarts``, ``search_share``, ``search_depth``, None for unchanged) to ``meta``
+    and its ``schedule``; True if TC was just switched on (its accumulators start
+    from zero)."""
     old = _settings(meta)
+    if any(changes.get(k) is not None for k in NO_SEARCH):
+        old = {**NO_SEARCH, **old}
     new = {k: old[k] if changes.get(k) is None else changes[k] for k in old}
     new = {k: type(old[k])(v) for k, v in new.items()}
     if new == old:
@@ -263,6 +275,8 @@ def train_ntuple(
     starts: str | Path | None = None,
     start_share: float = 0.5,
     switch_starts: bool = False,
+    search_share: float | None = None,
+    search_depth: int | None = None,
     workers: int = 1,
     eval_every: int = 10_000,
     eval_games: int = 100,
@@ -313,6 +327,13 @@ def train_ntuple(
             ``start_share`` in place of the positions the run had (or none); the
             schedule records the switch (file, sha256, share) at this game. Without
             it a resumed run refuses other positions than its own.
+        search_share: Threes: the share of games played by expectimax over the net
+            itself (to ``search_depth``, a 0.01 cut-off, leaves clamped at 0) instead
+            of greedily, learned from like the others (a search-driven behaviour
+            policy: the late positions a search reaches, which a greedy player rarely
+            does); None: the run's own (0 for a new run). On ``resume`` a value
+            changes it from the checkpoint on, recorded in ``schedule``.
+        search_depth: that search's depth, 1 .. :data:`MAX_SEARCH_DEPTH` (default 2).
         workers: threads training one net together, lock-free (the kernels release
             the GIL; as the literature's multi-threaded trainers, updates may race).
             Each chunk, the run's generator seeds one generator per thread. One
@@ -342,6 +363,18 @@ def train_ntuple(
         raise ValueError(f"lr must be in (0, 1], got {lr!r}")
     _check("lambda", lam, 0, 1, int | float)
     _check("start_share", start_share, 0, 1, int | float)
+    _check("search_share", search_share, 0, 1, int | float)
+    if search_depth is not None and (
+        isinstance(search_depth, bool)
+        or not isinstance(search_depth, int | np.integer)
+        or not 1 <= search_depth <= MAX_SEARCH_DEPTH
+    ):
+        raise ValueError(
+            f"search_depth must be an integer in 1..{MAX_SEARCH_DEPTH}, got "
+            f"{search_depth!r}"
+        )
+    if env_id != "Threes-v0" and (search_share or search_depth is not None):
+        raise ValueError("search-driven games (search_share) are for Threes-v0 only")
     if env_id not in RECIPES:
         raise ValueError(f"env {env_id!r}: n-tuple nets play {', '.join(RECIPES)}")
     start_arrays = _td.NO_STARTS
@@ -350,6 +383,7 @@ def train_ntuple(
     out = Path(out)
     fresh_tc = not resume
     changes = {"lr": lr, "tc": tc, "lambda": lam, "restarts": restarts}
+    changes |= {"search_share": search_share, "search_depth": search_depth}
     if resume:
         model = load_model(out, env_id)
         done = int(model.meta.get("games", 0))
@@ -383,6 +417,8 @@ def train_ntuple(
         _check_starts(model.meta, starts, start_share, out)
     else:
         recipe = dict(RECIPES[env_id])
+        if search_share is not None or search_depth is not None:
+            recipe.update(NO_SEARCH)
         recipe.update({k: v for k, v in changes.items() if v is not None})
         if lr is None and changes["tc"] is not None:
             recipe["lr"] = 1.0 if recipe["tc"] else 0.1
@@ -430,6 +466,7 @@ def train_ntuple(
         (settings["lr"], settings["lambda"], settings["restarts"]),
         (runs, moves, rewards, bonus),
         (tc_e, tc_a, model.stage_ranks, *start_arrays, share),
+        (settings.get("search_share", 0.0), settings.get("search_depth", 2)),
     )
     train(0, rng, 1)  # compiles the kernel outside the CPU clock
     stop = _StopRequest()
@@ -531,15 +568,61 @@ class _Trainer:
     compiled kernel on ``model``'s weights; with ``workers > 1``, that many threads
     over the same weights, each with a generator seeded from ``rng``."""
 
-    def __init__(self, model, recipe, tables, rest):
+    def __init__(self, model, recipe, tables, rest, search=(0.0, 2)):
         self.game = model.game
         self.weights = model.weights
+        self.n_base = model.n_base
         self.recipe, self.tables, self.rest = recipe, tables, rest
+        self.search_share, self.search_depth = search
+        self._searches = {}  # per thread: the search's tables are its scratch space
 
-    def _run(self, n, rng, out):
+    def _search(self, i):
+        """Thread ``i``'s search context (None without search-driven games)."""
+        if self.search_share <= 0.0:
+            return None
+        if i not in self._searches:
+            runs, moves, rewards, _ = self.tables
+            self._searches[i] = _td.search_context(
+                self.weights,
+                runs,
+                self.n_base,
+                self.rest[2],
+                moves,
+                rewards,
+                self.search_depth,
+            )
+        return self._searches[i]
+
+    def _run(self, n, rng, out, i=0):
         lr, lam, restart = self.recipe
         runs, moves, rewards, bonus = self.tables
         tc_e, tc_a, stages, boards, cards, share = self.rest
+        search = self._search(i)
+        if search is not None:
+            return int(
+                _td.train_games(
+                    self.game,
+                    n,
+                    lr,
+                    lam,
+                    restart,
+                    self.weights,
+                    runs,
+                    rng,
+                    moves,
+                    rewards,
+                    bonus,
+                    out,
+                    tc_e,
+                    tc_a,
+                    stages,
+                    boards,
+                    cards,
+                    share,
+                    self.search_share,
+                    search,
+                )
+            )
         return int(
             _td.train_games(
                 self.game,
@@ -577,7 +660,7 @@ class _Trainer:
         def work(i):
             part = rows[bounds[i] : bounds[i + 1]]
             gen = np.random.default_rng(seeds[i])
-            counts[i] = self._run(part.shape[0], gen, part)
+            counts[i] = self._run(part.shape[0], gen, part, i)
 
         threads = [threading.Thread(target=work, args=(i,)) for i in range(workers)]
         for t in threads:

@@ -206,6 +206,20 @@ def _ntuple(nt: argparse.ArgumentParser) -> None:
         "in place of the run's own; the run's schedule records the switch",
     )
     nt.add_argument(
+        "--search-share",
+        type=float,
+        default=None,
+        help="Threes: share of the games played by expectimax over the net itself "
+        "instead of greedily (a search-driven behaviour policy; default 0, with "
+        "--resume the run's own)",
+    )
+    nt.add_argument(
+        "--search-depth",
+        type=int,
+        default=None,
+        help="depth of that search, 1..3 (default 2), at a 0.01 cut-off",
+    )
+    nt.add_argument(
         "--workers",
         type=_positive_int,
         default=1,
@@ -272,6 +286,8 @@ def run_ntuple(args: argparse.Namespace) -> int:
             starts=args.starts,
             start_share=args.start_share,
             switch_starts=args.switch_starts,
+            search_share=args.search_share,
+            search_depth=args.search_depth,
             workers=args.workers,
             eval_every=args.eval_every,
             eval_games=args.eval_games,
