@@ -138,25 +138,40 @@ def test_the_shipped_net_loads_and_fits(env_id):
 # ------------------------------------------------------------------ positions
 
 
+def _replayed(spec, seed, i, n_moves, start=None):
+    """``{move: (board, cards)}`` of game ``i`` of ``playahead evaluate --seed
+    seed`` played by ``spec`` (from ``start``, a board and cards word, if given),
+    replayed here independently of :func:`collect_positions`."""
+    import dataclasses
+
+    from playahead.evaluate.play import build_agent, game_seeds
+
+    env = gym.make("Threes-v0")
+    env_seed, agent_seed, _ = game_seeds(seed, i)
+    env.reset(seed=env_seed)
+    if start is not None:
+        state = env.unwrapped.clone_state()
+        board, cards = start
+        state = dataclasses.replace(state, board=board, cards=cards, moves=0)
+        env.unwrapped.restore_state(state)
+    agent = build_agent(spec, agent_seed)
+    seen = {}
+    for move in range(n_moves):
+        state = env.unwrapped.clone_state()
+        seen[move] = (state.board, state.cards)
+        env.step(agent.act(env))
+    return seen
+
+
 def test_positions_are_the_games_own_positions(tmp_path):
     """Each kept position is the env's state at that move of the seeded game (as
     ``playahead evaluate --seed`` plays it), from the first 24 on, every 5 moves."""
-    from playahead.evaluate.play import build_agent, game_seeds
-
     spec = "expectimax:depth=0,evaluator=features"
     arrays, rows = collect_positions(spec, 2, seed=3, from_card=24, every=5, per_game=4)
     assert rows[0]["positions"] == int((arrays["game"] == 0).sum())
     assert 0 < arrays["board"].size <= 8
-    env = gym.make("Threes-v0")
     for i in range(2):
-        env_seed, agent_seed, _ = game_seeds(3, i)
-        env.reset(seed=env_seed)
-        agent = build_agent(spec, agent_seed)
-        seen = {}
-        for move in range(rows[i]["moves"]):
-            state = env.unwrapped.clone_state()
-            seen[move] = (state.board, state.cards)
-            env.step(agent.act(env))
+        seen = _replayed(spec, 3, i, rows[i]["moves"])
         mine = np.flatnonzero(arrays["game"] == i)
         moves = arrays["move"][mine]
         assert np.all(np.diff(moves) == 5)
@@ -228,7 +243,9 @@ def test_positions_subset_keeps_the_late_ones_of_a_file(tmp_path, capsys):
     assert record["subset_of_command"] == "the source's command"
     assert record["positions"] == late["board"].size
     with pytest.raises(SystemExit):
-        positions_main(["--subset-of", str(source), "--from-card", "5", "--out", str(out)])
+        positions_main(
+            ["--subset-of", str(source), "--from-card", "5", "--out", str(out)]
+        )
     assert "not a Threes card" in capsys.readouterr().err
 
 
@@ -236,10 +253,8 @@ def test_positions_played_on_from_saved_positions(tmp_path):
     """``starts``: game ``i`` restores position ``i`` in the env seeded as game ``i``
     and keeps the env's own positions every ``every`` moves after it (not the start),
     while the largest card is at least ``from_card``; the command records the file."""
-    import dataclasses
     import json
 
-    from playahead.evaluate.play import build_agent, game_seeds
     from playahead.ntuple.packaged import sha256_of
 
     spec = "expectimax:depth=0,evaluator=features"
@@ -251,23 +266,9 @@ def test_positions_played_on_from_saved_positions(tmp_path):
     arrays, rows = collect_positions(
         spec, n, seed=9, from_card=12, every=4, per_game=5, starts=starts
     )
-    env = gym.make("Threes-v0")
     for i in range(n):
-        env_seed, agent_seed, _ = game_seeds(9, i)
-        env.reset(seed=env_seed)
-        start = dataclasses.replace(
-            env.unwrapped.clone_state(),
-            board=int(starts["board"][i]),
-            cards=int(starts["cards"][i]),
-            moves=0,
-        )
-        env.unwrapped.restore_state(start)
-        agent = build_agent(spec, agent_seed)
-        seen = {}
-        for move in range(rows[i]["moves"]):
-            state = env.unwrapped.clone_state()
-            seen[move] = (state.board, state.cards)
-            env.step(agent.act(env))
+        start = (int(starts["board"][i]), int(starts["cards"][i]))
+        seen = _replayed(spec, 9, i, rows[i]["moves"], start)
         mine = np.flatnonzero(arrays["game"] == i)
         assert list(arrays["move"][mine]) == [4 * (k + 1) for k in range(mine.size)]
         assert mine.size == min(5, (rows[i]["moves"] - 1) // 4)
@@ -280,6 +281,8 @@ def test_positions_played_on_from_saved_positions(tmp_path):
         collect_positions(spec, starts["board"].size + 1, starts=starts)
     out = tmp_path / "on.npz"
     argv = ["--agent", spec, "--games", "1", "--from-card", "12", "--every", "3"]
-    assert positions_main([*argv, "--from-positions", str(path), "--out", str(out)]) == 0
+    assert (
+        positions_main([*argv, "--from-positions", str(path), "--out", str(out)]) == 0
+    )
     record = json.loads(out.with_suffix(".json").read_text())
     assert record["from_positions_sha256"] == sha256_of(path.read_bytes())

@@ -87,6 +87,7 @@ def play(
     states,
     cards_at,
     search=None,
+    searching=True,
 ):
     """One greedy game on ``reward + V(afterstate)`` (``game`` 0 is 2048, 1 Threes;
     first action wins ties) from a new start (``start`` 0) or from board ``start``
@@ -97,10 +98,10 @@ def play(
     :func:`~playahead.ntuple._kernels.staged`) and in ``gains[t]`` the reward that
     came after it (the next move's plus, for Threes, the entering card's points); if
     ``states`` (uint64) and ``cards_at`` (int64) are not empty, the position before
-    move ``t`` in them. With ``search`` (Threes; :func:`search_context`) each move is
-    the search's instead of the greedy one. Returns ``(points, top_rank, n_moves)``;
-    ``points`` are those gained in this game (from a saved position: since that
-    position).
+    move ``t`` in them. With ``search`` (Threes; :func:`search_context`) and
+    ``searching``, each move is the search's instead of the greedy one. Returns
+    ``(points, top_rank, n_moves)``; ``points`` are those gained in this game (from a
+    saved position: since that position).
     """
     flat = weights.reshape(-1)
     n_codes, size = weights.shape[1], weights.shape[2]
@@ -143,7 +144,7 @@ def play(
             break
         best = -np.inf
         c = 0
-        if search is not None:
+        if search is not None and searching:
             c = _searched(board, cards, acts, k, search)
         else:
             for j in range(k):
@@ -310,41 +311,24 @@ def train_games(
             searching = rng.random() < search_share
         first = True
         while True:  # the game, then its restarts
-            if searching:
-                s, top, n = play(
-                    game,
-                    weights,
-                    runs,
-                    rng,
-                    moves,
-                    rewards,
-                    bonus,
-                    trail,
-                    gains,
-                    stages,
-                    board,
-                    cards,
-                    states,
-                    cards_at,
-                    search,
-                )
-            else:
-                s, top, n = play(
-                    game,
-                    weights,
-                    runs,
-                    rng,
-                    moves,
-                    rewards,
-                    bonus,
-                    trail,
-                    gains,
-                    stages,
-                    board,
-                    cards,
-                    states,
-                    cards_at,
-                )
+            s, top, n = play(
+                game,
+                weights,
+                runs,
+                rng,
+                moves,
+                rewards,
+                bonus,
+                trail,
+                gains,
+                stages,
+                board,
+                cards,
+                states,
+                cards_at,
+                search,
+                searching,
+            )
             learn(trail, gains, n, alpha, lam, flat, e, a)
             updates += n
             if first:

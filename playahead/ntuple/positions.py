@@ -15,11 +15,12 @@ The file (``.npz``, read with ``allow_pickle=False`` by :func:`load_positions`) 
 beside it (same name, ``.json``) records the command, the agent spec, the seed and every
 game's score, largest card and length.
 
-``--from-positions FILE`` plays game ``i`` on from position ``i`` of ``FILE`` instead of
-from a new deal (a cheap way to many positions of one stage, all reached by the
-agent's own play). ``--subset-of FILE`` plays nothing: it writes the positions of ``FILE`` whose largest
-card is at least ``--from-card`` (e.g. the 3072 and 6144 positions of a 1536 set, to
-train the late stages), its record naming ``FILE``'s sha256 and command.
+``--from-positions FILE`` plays game ``i`` on from position ``i`` of ``FILE`` instead
+of from a new deal (a cheap way to many positions of one stage, all reached by the
+agent's own play). ``--subset-of FILE`` plays nothing: it writes the positions of
+``FILE`` whose largest card is at least ``--from-card`` (e.g. the 3072 and 6144
+positions of a 1536 set, to train the late stages), its record naming ``FILE``'s
+sha256 and command.
 """
 
 from __future__ import annotations

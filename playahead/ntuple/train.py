@@ -597,54 +597,12 @@ class _Trainer:
         lr, lam, restart = self.recipe
         runs, moves, rewards, bonus = self.tables
         tc_e, tc_a, stages, boards, cards, share = self.rest
+        args = (self.game, n, lr, lam, restart, self.weights, runs, rng, moves)
+        args += (rewards, bonus, out, tc_e, tc_a, stages, boards, cards, share)
         search = self._search(i)
-        if search is not None:
-            return int(
-                _td.train_games(
-                    self.game,
-                    n,
-                    lr,
-                    lam,
-                    restart,
-                    self.weights,
-                    runs,
-                    rng,
-                    moves,
-                    rewards,
-                    bonus,
-                    out,
-                    tc_e,
-                    tc_a,
-                    stages,
-                    boards,
-                    cards,
-                    share,
-                    self.search_share,
-                    search,
-                )
-            )
-        return int(
-            _td.train_games(
-                self.game,
-                n,
-                lr,
-                lam,
-                restart,
-                self.weights,
-                runs,
-                rng,
-                moves,
-                rewards,
-                bonus,
-                out,
-                tc_e,
-                tc_a,
-                stages,
-                boards,
-                cards,
-                share,
-            )
-        )
+        if search is None:
+            return int(_td.train_games(*args))
+        return int(_td.train_games(*args, self.search_share, search))
 
     def __call__(self, n: int, rng, workers: int):
         rows = np.empty((n, 3), np.int64)
