@@ -550,6 +550,26 @@ THREES_NET_STEPS = [
         "the same net, depth 4",
         "d3-nt3starts-tc01-4500k.json",
     ),
+    (
+        "d3-ntc-7022k.json",
+        "the net shipped: round-2 positions from 5,715,000, to 7,022,000",
+        "d3-nt3starts-tc01-4500k.json",
+    ),
+    (
+        "d3-late-greedy-8000k.json",
+        "from 7,022,000: 90% of games from its 3072 and 6144 positions, to 8,000,000",
+        "d3-ntc-7022k.json",
+    ),
+    (
+        "d3-late-search-7050k.json",
+        "from 7,022,000: the same, every game played by depth-1 search, to 7,050,000",
+        "d3-ntc-7022k.json",
+    ),
+    (
+        "d3-late-search-7122k.json",
+        "that run on to 7,122,000",
+        "d3-ntc-7022k.json",
+    ),
 ]
 
 
