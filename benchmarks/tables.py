@@ -570,6 +570,12 @@ THREES_NET_STEPS = [
         "that run on to 7,122,000",
         "d3-ntc-7022k.json",
     ),
+    (
+        "d3-search-7050k.json",
+        "from 7,022,000: round-2 positions as before, every game played by depth-1 "
+        "search, to 7,050,500",
+        "d3-ntc-7022k.json",
+    ),
 ]
 
 
