@@ -171,6 +171,8 @@ def _settings(meta: dict) -> dict:
 
 #: A run's search-driven games before any were asked for: none (greedy games only).
 NO_SEARCH = {"search_share": 0.0, "search_depth": 2}
+#: The deepest search that may play training games (each level costs several times
+#: the one before it, per move of every game).
 MAX_SEARCH_DEPTH = 3
 
 
