@@ -576,6 +576,7 @@ THREES_NET_STEPS = [
         "search, to 7,050,500",
         "d3-ntc-7022k.json",
     ),
+    ("d3-search-7124k.json", "that run on to 7,124,000", "d3-ntc-7022k.json"),
 ]
 
 
