@@ -577,6 +577,7 @@ THREES_NET_STEPS = [
         "d3-ntc-7022k.json",
     ),
     ("d3-search-7124k.json", "that run on to 7,124,000", "d3-ntc-7022k.json"),
+    ("d3-search-7175k.json", "that run on to 7,175,500", "d3-ntc-7022k.json"),
 ]
 
 
