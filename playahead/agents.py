@@ -190,10 +190,10 @@ def resolved_options(spec: str, env_id: str | None = None) -> dict[str, Any]:
         ValueError: as :func:`check_spec`.
     """
     name, options = check_spec(spec)
-    return options_resolved(name, options, env_id)
+    return resolve_named_options(name, options, env_id)
 
 
-def options_resolved(
+def resolve_named_options(
     name: str, options: dict[str, Any], env_id: str | None = None
 ) -> dict[str, Any]:
     """:func:`resolved_options` of agent ``name`` (registered) with ``options``

@@ -45,6 +45,15 @@ FIELDS = {
 MAX_POSITIONS = 1_000_000
 
 
+def _rank(card) -> int:
+    """The rank of Threes card value ``card`` (ValueError if it is none)."""
+    from playahead.games.threes import CARD_VALUES
+
+    if card not in CARD_VALUES[3:]:
+        raise ValueError(f"from_card {card!r} is not a Threes card (3, 6, ...)")
+    return CARD_VALUES.index(card)
+
+
 def collect_positions(
     agent: str,
     games: int,
@@ -81,18 +90,15 @@ def collect_positions(
         ValueError: bad counts or a card value that is no Threes card.
     """
     from playahead.evaluate.play import build_agent, game_seeds
-    from playahead.games.threes import CARD_VALUES
 
     for name, v in (("games", games), ("every", every), ("per_game", per_game)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
-    if from_card not in CARD_VALUES[3:]:
-        raise ValueError(f"from_card {from_card!r} is not a Threes card (3, 6, ...)")
     import gymnasium as gym
 
     import playahead.envs  # noqa: F401  (registers Threes-v0)
 
-    first_rank = CARD_VALUES.index(from_card)
+    first_rank = _rank(from_card)
     if starts is not None and games > starts["board"].size:
         raise ValueError(
             f"games {games} is more than the {starts['board'].size} start positions"
@@ -159,12 +165,9 @@ def subset_positions(path: str | Path, from_card: int) -> dict[str, np.ndarray]:
         ValueError: a card value that is no Threes card, or what
             :func:`load_positions` refuses.
     """
-    from playahead.games.threes import CARD_VALUES
-
-    if from_card not in CARD_VALUES[3:]:
-        raise ValueError(f"from_card {from_card!r} is not a Threes card (3, 6, ...)")
+    first_rank = _rank(from_card)
     arrays = load_positions(path)
-    keep = arrays["top"] >= CARD_VALUES.index(from_card)
+    keep = arrays["top"] >= first_rank
     return {k: a[keep] for k, a in arrays.items()}
 
 

@@ -584,11 +584,12 @@ class _Trainer:
             return None
         if i not in self._searches:
             runs, moves, rewards, _ = self.tables
+            stages = self.rest[2]  # (tc_e, tc_a, stages, boards, cards, share)
             self._searches[i] = _td.search_context(
                 self.weights,
                 runs,
                 self.n_base,
-                self.rest[2],
+                stages,
                 moves,
                 rewards,
                 self.search_depth,

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from playahead.agents import options_resolved
+from playahead.agents import resolve_named_options
 from playahead.tools.games import MAX_NODES, NODES_PER_SECOND, counts_nodes, node_bound
 
 #: Largest integer a browser holds exactly (JavaScript's ``Number.MAX_SAFE_INTEGER``).
@@ -212,7 +212,7 @@ def capped_settings(
         if "budget" in given:  # none: node_bound made it MAX_NODES
             given["budget"] = min(given["budget"], nodes)
         else:
-            default = options_resolved(planner, given, env_id).get("budget")
+            default = resolve_named_options(planner, given, env_id).get("budget")
             if default is None or default > nodes:
                 given["budget"] = nodes
         if "time_limit" not in given:
