@@ -56,6 +56,44 @@ def test_fast_lookups_read_what_value_reads(patterns):
         assert got == k.value(board, code, weights, cells)
 
 
+FOUR_RUNS = [(0, 2, 8, 10)]  # four runs of one cell: the general path
+
+
+@pytest.mark.parametrize("patterns", [PATTERNS, RUNS_1_2_3, FOUR_RUNS])
+@pytest.mark.parametrize("n_base", [1, 4])
+def test_leaf_lookups_read_value_in_both_layouts(patterns, n_base):
+    """The expectimax leaf's lookups, in the code-major layout of the weights and in
+    the leaf layout (a stage's codes side by side), read what ``value`` reads for
+    every code of every stage, with the same bits."""
+    rng = np.random.default_rng(11)
+    cells = k.symmetric_cells(patterns)
+    runs = k.pattern_runs(cells)
+    size = 16 ** len(patterns[0])
+    stages = 3
+    n_codes = stages * n_base
+    weights = rng.normal(size=(len(patterns), n_codes, size)).astype(np.float32)
+    leaf = k.leaf_layout(weights, n_base)
+    assert leaf.shape == (weights.size,)
+    p, stage, i, c = len(patterns) - 1, 2, size - 3, n_base - 1
+    assert (
+        leaf[((p * stages + stage) * size + i) * n_base + c]
+        == weights[p, stage * n_base + c, i]
+    )
+    imgs = np.empty(8, np.uint64)
+    idx = np.empty(8 * len(patterns), np.int64)
+    for flat, stride in ((weights.reshape(-1), 1), (leaf, n_base)):
+        shift = k.code_shift(size, stride)
+        for _ in range(15):
+            board = _random_board(rng)
+            stage = int(rng.integers(stages))
+            k.leaf_lookups(
+                board, stage, runs, n_codes, size, n_base, stride, imgs, idx, 0, flat
+            )
+            for code in range(n_base):
+                want = k.value(board, stage * n_base + code, weights, cells)
+                assert k.read(flat, idx, 0, idx.size, code * shift) == want
+
+
 def test_update_adds_delta_to_each_lookup():
     rng = np.random.default_rng(2)
     cells = k.symmetric_cells(PATTERNS)

@@ -16,6 +16,10 @@ Public kernel signatures (stable; the expectimax leaf uses ``fast_value``):
   same value (same bits) through :func:`lookups`, for hot loops (the TD training in
   :mod:`playahead.ntuple._td`, the expectimax leaf); ``flat = weights.reshape(-1)``,
   ``runs = pattern_runs(cells)``.
+* ``leaf_lookups(board, stage, runs, n_codes, size, n_base, stride, imgs, idx, off,
+  flat)``: :func:`lookups` for code 0 of a stage in either weight layout (the
+  expectimax leaf's, :func:`leaf_layout`); :func:`code_shift` is what to add to an
+  index for code ``c`` of the same stage.
 * ``staged(board, code, n_base, stages) -> int64``: the code a multi-stage net reads
   for afterstate ``board``: ``code + n_base * s``, where ``s`` counts the stage ranks
   (int64, ascending) that the board's largest rank reaches; ``n_base`` is the number
@@ -251,6 +255,74 @@ def lookups(board, code, runs, n_codes, size, imgs, idx, off, flat):
             for r in range(runs.shape[1]):
                 part = np.int64(imgs[s] >> np.uint64(runs[p, r, 0])) & runs[p, r, 1]
                 i += part << runs[p, r, 2]
+            prefetch(flat, i)
+            idx[q] = i
+            q += 1
+
+
+def leaf_layout(weights, n_base: int) -> np.ndarray:
+    """The expectimax leaf's copy of ``weights`` (``float32[P, C, size]``, ``C = S *
+    n_base`` codes in ``S`` stages), flat, with the ``n_base`` codes of one stage
+    next to each other: element ``((p * S + s) * size + i) * n_base + c`` is
+    ``weights[p, s * n_base + c, i]``. The search reads an afterstate under all four
+    Threes preview codes, which in this layout share a cache line instead of taking
+    four; with ``n_base = 1`` (2048) it is ``weights.reshape(-1)`` itself."""
+    p, codes, size = weights.shape
+    if n_base == 1:
+        return weights.reshape(-1)
+    stages = codes // n_base
+    grouped = weights.reshape(p, stages, n_base, size).transpose(0, 1, 3, 2)
+    return np.ascontiguousarray(grouped).reshape(-1)
+
+
+@nb.njit(cache=True)
+def code_shift(size, stride):
+    """What to add to :func:`leaf_lookups`' indices to read code ``c`` of the same
+    stage: ``c * code_shift``, in the code-major layout (``stride`` 1) one code's
+    table further, in the leaf layout (``stride = n_base``) the next element."""
+    return np.int64(size) if stride == 1 else np.int64(1)
+
+
+@nb.njit(cache=True)
+def leaf_lookups(
+    board, stage, runs, n_codes, size, n_base, stride, imgs, idx, off, flat
+):
+    """:func:`lookups` of ``board`` for code 0 of ``stage`` (up to three runs a
+    pattern), in the code-major layout of ``weights.reshape(-1)`` (``stride`` 1) or
+    the leaf layout of :func:`leaf_layout` (``stride = n_base``): pattern ``p``'s
+    index ``i`` is at ``(p * n_codes + stage * n_base) * size + i * stride`` in both."""
+    images(board, imgs)
+    q = off
+    if runs.shape[1] > 3:
+        for p in range(runs.shape[0]):
+            base = (p * n_codes + stage * n_base) * size
+            for s in range(8):
+                i = np.int64(0)
+                for r in range(runs.shape[1]):
+                    part = np.int64(imgs[s] >> np.uint64(runs[p, r, 0])) & runs[p, r, 1]
+                    i += part << runs[p, r, 2]
+                i = base + i * stride
+                prefetch(flat, i)
+                idx[q] = i
+                q += 1
+        return
+    two = runs.shape[1] >= 2
+    three = runs.shape[1] >= 3
+    for p in range(runs.shape[0]):
+        base = (p * n_codes + stage * n_base) * size
+        s0, m0, t0 = runs[p, 0, 0], runs[p, 0, 1], runs[p, 0, 2]
+        s1, m1, t1 = s0, np.int64(0), t0
+        s2, m2, t2 = s0, np.int64(0), t0
+        if two:
+            s1, m1, t1 = runs[p, 1, 0], runs[p, 1, 1], runs[p, 1, 2]
+        if three:
+            s2, m2, t2 = runs[p, 2, 0], runs[p, 2, 1], runs[p, 2, 2]
+        for s in range(8):
+            b = imgs[s]
+            i = (np.int64(b >> np.uint64(s0)) & m0) << t0
+            i += (np.int64(b >> np.uint64(s1)) & m1) << t1
+            i += (np.int64(b >> np.uint64(s2)) & m2) << t2
+            i = base + i * stride
             prefetch(flat, i)
             idx[q] = i
             q += 1

@@ -210,7 +210,8 @@ def search_context(weights, runs, n_base, stages, moves, rewards, depth, tt_bits
         np.uint64(32 - tt_bits),
         True,
     )
-    dims = np.array([*weights.shape[1:], n_base, 1, *stages], np.int64)
+    # the live weights, code-major (stride 1): the search reads them as trained
+    dims = np.array([*weights.shape[1:], n_base, 1, 1, *stages], np.int64)
     net = (
         weights.reshape(-1),
         runs,

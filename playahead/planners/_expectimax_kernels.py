@@ -18,8 +18,12 @@ Every search function takes two tuples and the learned leaf:
 * ``cfg = (cutoff, reward_weight, stamp, shift, use_tt)``: ``reward_weight`` scales
   the merge rewards added along the path (2048 only).
 * ``net``: None, or the learned leaf ``(flat, runs, imgs, idx, dims)`` of an n-tuple
-  net (:func:`playahead.ntuple._kernels.fast_value`'s arrays, ``dims = [n_codes,
-  size, n_base, clamp, *stage ranks]``, see :func:`playahead.ntuple._kernels.staged`),
+  net (:func:`playahead.ntuple._kernels.leaf_lookups`' arrays, ``dims = [n_codes,
+  size, n_base, clamp, stride, *stage ranks]``, see
+  :func:`playahead.ntuple._kernels.staged`; ``stride`` names the layout of ``flat``:
+  1 for ``weights.reshape(-1)``, ``n_base`` for
+  :func:`playahead.ntuple._kernels.leaf_layout`, where the preview codes of one
+  index share a cache line),
   whose afterstate value is added to the table's value wherever a leaf is an
   afterstate; with ``clamp`` (not 0) a negative learned value counts as 0, since no
   score still to come is below 0 (as threes-meadow-ai clamps its leaves). It is an
@@ -55,8 +59,8 @@ import numpy as np
 
 from playahead.games._board64 import count_empty, max_rank, transpose
 from playahead.ntuple._kernels import (
-    fast_value,
-    lookups,
+    code_shift,
+    leaf_lookups,
     preview_code,
     read,
     staged,
@@ -149,13 +153,30 @@ def _lookup_probe(board, aux, ctx, cfg):
 
 
 @nb.njit(cache=True)
+def _net_lookups(board, net, idx, off):
+    """Look up afterstate ``board`` (board orientation) for code 0 of its stage into
+    ``idx[off:off + 8 * P]``; code ``c`` is read at ``c * _shift(net)`` further."""
+    flat, runs, imgs, _, dims = net
+    stage = staged(board, 0, 1, dims[5:])
+    leaf_lookups(
+        board, stage, runs, dims[0], dims[1], dims[2], dims[4], imgs, idx, off, flat
+    )
+
+
+@nb.njit(cache=True)
+def _shift(net):
+    dims = net[4]
+    return code_shift(dims[1], dims[4])
+
+
+@nb.njit(cache=True)
 def _learned(board, code, net):
     """The net's value of afterstate ``board`` (board orientation) with ``code``
     (the preview code; the board's stage is added here)."""
-    flat, runs, imgs, idx, dims = net
-    code = staged(board, code, dims[2], dims[4:])
-    v = fast_value(board, code, flat, runs, dims[0], dims[1], imgs, idx)
-    return _clamped(v, dims)
+    idx = net[3]
+    _net_lookups(board, net, idx, 0)
+    v = read(net[0], idx, 0, idx.shape[0], code * _shift(net))
+    return _clamped(v, net[4])
 
 
 @nb.njit(cache=True)
@@ -172,8 +193,8 @@ def _leaf_round(board, board_t, moves, table, net):
     the learned value, a 12288 afterstate its score alone; 0 if no move is legal),
     and the number of legal moves. The same values as :func:`_learned` per move and
     code (same bits), with the afterstate's lookups found once for the four codes."""
-    flat, runs, imgs, idx, dims = net
-    size = dims[1]
+    flat, idx, dims = net[0], net[3], net[4]
+    shift = _shift(net)
     n = idx.shape[0]
     b0 = b1 = b2 = b3 = 0.0
     legal = 0
@@ -187,12 +208,11 @@ def _leaf_round(board, board_t, moves, table, net):
         v0 = v1 = v2 = v3 = s
         if not _has_top_rank(out):
             after = out_t if vertical else out
-            code = staged(after, 0, dims[2], dims[4:])
-            lookups(after, code, runs, dims[0], size, imgs, idx, 0, flat)
+            _net_lookups(after, net, idx, 0)
             v0 = s + _clamped(read(flat, idx, 0, n), dims)
-            v1 = s + _clamped(read(flat, idx, 0, n, size), dims)
-            v2 = s + _clamped(read(flat, idx, 0, n, 2 * size), dims)
-            v3 = s + _clamped(read(flat, idx, 0, n, 3 * size), dims)
+            v1 = s + _clamped(read(flat, idx, 0, n, shift), dims)
+            v2 = s + _clamped(read(flat, idx, 0, n, 2 * shift), dims)
+            v3 = s + _clamped(read(flat, idx, 0, n, 3 * shift), dims)
         b0 = max(b0, v0)
         b1 = max(b1, v1)
         b2 = max(b2, v2)
@@ -377,6 +397,12 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
     # afterstates, before the card enters: the same best for each bonus value, so
     # it is found once (and added once per value, in the same order: same bits).
     bonus_best = np.nan
+    if net is not None:
+        # an afterstate is the same whichever card was drawn: each move's leaf is
+        # looked up once, into row ``a`` of ``found``, and read under each card's code
+        width = net[3].shape[0]
+        found = np.empty(4 * width, np.int64)
+        found_score = np.full(4, np.nan)
     for option in range(3 + n_bonus):
         card = option + 1  # ranks 1, 2, 3, then the bonus ranks 4 .. top - 3
         if option >= 3 and not np.isnan(bonus_best):
@@ -414,9 +440,19 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
                 expand = True
                 if net is not None:
                     if leaf:  # the afterstate, before the drawn card enters
-                        out_t = transpose(out)
-                        v = evaluate_pair(out, out_t, table)
-                        v += _learned(out_t if vertical else out, min(option, 3), net)
+                        if np.isnan(found_score[a]):
+                            out_t = transpose(out)
+                            found_score[a] = evaluate_pair(out, out_t, table)
+                            after = out_t if vertical else out
+                            _net_lookups(after, net, found, a * width)
+                        learned = read(
+                            net[0],
+                            found,
+                            a * width,
+                            width,
+                            min(option, 3) * _shift(net),
+                        )
+                        v = found_score[a] + _clamped(learned, net[4])
                         expand = False
                 if expand:
                     all_leaves = False

@@ -554,21 +554,29 @@ def _check_budget(budget) -> int | str | None:
 
 
 class _Leaf:
-    """An n-tuple model as ``net`` of the compiled search; ``clamp``: a negative
+    """An n-tuple model as ``net`` of the compiled search, its weights copied into
+    the leaf layout (:func:`playahead.ntuple._kernels.leaf_layout`: the preview
+    codes of one index side by side, for 2048 the weights themselves; ``grouped=False``
+    reads the weights as they are, code-major, for comparison); ``clamp``: a negative
     learned value counts as 0."""
 
-    def __init__(self, model, clamp: bool = False):
-        from playahead.ntuple._kernels import pattern_runs
+    def __init__(self, model, clamp: bool = False, grouped: bool = True):
+        from playahead.ntuple._kernels import leaf_layout, pattern_runs
 
         self.model = model
         runs = pattern_runs(model.cells)
+        n_base = model.n_base
+        # grouped=False keeps the trainer's code-major layout (the benchmark's baseline)
+        stride = n_base if grouped else 1
         self.arrays = (
-            model.weights.reshape(-1),
+            leaf_layout(model.weights, n_base)
+            if grouped
+            else model.weights.reshape(-1),
             runs,
             np.zeros(8, np.uint64),
             np.zeros(8 * runs.shape[0], np.int64),
             np.array(
-                [*model.weights.shape[1:], model.n_base, clamp, *model.stage_ranks],
+                [*model.weights.shape[1:], n_base, clamp, stride, *model.stage_ranks],
                 np.int64,
             ),
         )
