@@ -89,12 +89,22 @@ def td_step(board, code, exact, alpha, weights, patterns, tc=None) -> float:
 
 
 def play(
-    game, weights, patterns, rng, moves, rewards, bonus_preview, stages=(), start=None
+    game,
+    weights,
+    patterns,
+    rng,
+    moves,
+    rewards,
+    bonus_preview,
+    stages=(),
+    start=None,
+    stop_rank=0,
 ):
     """One greedy game from a new start or from ``start = (board, cards)``:
     ``(afterstates, codes, gains, points, top_rank, positions)``, ``positions[t]`` the
     (board, cards) before move ``t``; ``stages``: the stage ranks of a multi-stage
-    net."""
+    net; ``stop_rank``: the game ends at the first afterstate whose largest rank
+    reaches it, before a card enters (``top_rank`` is then that afterstate's)."""
     if start is not None:
         board, cards = start
     elif game == 0:
@@ -130,6 +140,16 @@ def play(
         afters.append(after)
         codes.append(code)
         positions.append((board, cards))
+        if stop_rank and twenty48.max_rank(after) >= stop_rank:
+            gains.append(0)
+            return (
+                afters,
+                codes,
+                gains,
+                score + r,
+                int(twenty48.max_rank(after)),
+                positions,
+            )
         if game == 0:
             board = np.uint64(twenty48.spawn(after, rng))
             gains.append(0)
@@ -144,11 +164,20 @@ def play(
     return afters, codes, gains, score, int(twenty48.max_rank(board)), positions
 
 
-def learn(afters, codes, gains, alpha, weights, patterns, tc=None, lam=0.0):
+def learn(
+    afters, codes, gains, alpha, weights, patterns, tc=None, lam=0.0, bootstrap=False
+):
     """The backward pass: the lambda-return ``exact = r + (lam * exact + (1 - lam) *
-    V')`` from the end of the game (``exact = r + V'`` for TD(0))."""
+    V')`` from the end of the game (``exact = r + V'`` for TD(0)); with
+    ``bootstrap`` the last afterstate is not learned, and the target before it is
+    its value plus the reward between them."""
     exact = 0.0
-    for t in range(len(afters) - 1, -1, -1):
+    last = len(afters) - 1
+    if bootstrap:
+        v = value(afters[last], codes[last], weights, patterns)
+        last -= 1
+        exact = gains[last] + v if last >= 0 else v
+    for t in range(last, -1, -1):
         v = td_step(afters[t], codes[t], exact, alpha, weights, patterns, tc)
         if t > 0:
             if lam == 0:
@@ -171,12 +200,13 @@ def train(
     restart=False,
     starts=(),
     share=0.0,
+    stop_rank=0,
 ):
     """Play and learn ``n_games`` games in place; rows of (points, top rank, moves)
     of each game's first episode, and the number of TD updates. ``restart``: replay
     each episode of at least 10 moves from the position before its middle move, until
     one is shorter; ``starts``: (board, cards) pairs a game starts from with
-    probability ``share``."""
+    probability ``share``; ``stop_rank``: the stage-stop of :func:`play`."""
     moves, rewards, bonus = rules
     rows, updates = [], 0
     for g in range(n_games):
@@ -185,10 +215,20 @@ def train(
             start = starts[min(int(rng.random() * len(starts)), len(starts) - 1)]
         while True:
             afters, codes, gains, score, top, positions = play(
-                game, weights, patterns, rng, moves, rewards, bonus, stages, start
+                game,
+                weights,
+                patterns,
+                rng,
+                moves,
+                rewards,
+                bonus,
+                stages,
+                start,
+                stop_rank,
             )
-            learn(afters, codes, gains, alpha, weights, patterns, tc, lam)
-            updates += len(afters)
+            stopped = bool(stop_rank) and top >= stop_rank
+            learn(afters, codes, gains, alpha, weights, patterns, tc, lam, stopped)
+            updates += len(afters) - stopped
             if len(rows) == g:  # the first episode stands for the game
                 rows.append((score, top, len(afters)))
             if not (restart and len(afters) >= 10):

@@ -216,6 +216,62 @@ def _train_kernel(game, lam, weights, seed=3, n_games=2, starts=_td.NO_STARTS, s
     return out
 
 
+@pytest.mark.parametrize(
+    ("game", "stages", "stop", "lam"),
+    [
+        (1, (5, 6), 6, 0.0),  # Threes: stage 12 .. 23 stops at the first 24
+        (1, (5, 6), 6, 0.5),
+        (0, (5, 6), 6, 0.5),  # 2048: stops at the first 64
+    ],
+)
+def test_stage_stop_trains_one_stage_against_the_next(game, stages, stop, lam):
+    """Games from positions of the middle stage that stop at the next stage's first
+    afterstate: the same bits as the reference, only the middle stage's weights
+    move, and the last afterstate's value is the target (not 0)."""
+    runs = k.pattern_runs(k.symmetric_cells(PATTERNS))
+    base = 1 if game == 0 else 4
+    rng = np.random.default_rng(3)
+    weights = rng.normal(5.0, 1.0, size=(2, base * 3, 16**3)).astype(np.float32)
+    ref = weights.copy()
+    e = a = np.zeros(0, np.float32)
+    rules = _rules(game)
+    # starts whose largest rank is in the middle stage (5 .. stop - 1), the rest small
+    grid = np.array([[stages[0], 1, 2, 0], [1, 2, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
+    board = np.uint64(pack(grid.astype(np.uint8)))
+    cards = threes.pack_cards(4, 4, 4, 1, 1) if game == 1 else 0
+    boards, cards_at = np.array([board], np.uint64), np.array([cards], np.int64)
+    out = np.empty((3, 3), np.int64)
+    args = (weights, runs, np.random.default_rng(4), *rules, out, e, a)
+    args += (np.array(stages, np.int64), boards, cards_at, 1.0)
+    n = _td.train_games(game, 3, 0.1, lam, False, *args, 0.0, None, stop)
+    rows, updates = naive.train(
+        game,
+        3,
+        0.1,
+        ref,
+        PATTERNS,
+        np.random.default_rng(4),
+        rules,
+        None,
+        stages,
+        lam=lam,
+        starts=[(board, cards)],
+        share=1.0,
+        stop_rank=stop,
+    )
+    assert out.tolist() == [list(r) for r in rows]
+    assert n == updates > 10
+    assert (out[:, 1] == stop).all()  # every game reached the next stage and stopped
+    np.testing.assert_array_equal(weights, ref)
+    original = np.random.default_rng(3).normal(5.0, 1.0, size=weights.shape)
+    moved = weights != original.astype(np.float32)
+    assert [moved[:, s * base : (s + 1) * base].any() for s in range(3)] == [
+        False,
+        True,
+        False,
+    ]
+
+
 def test_lambda_changes_the_targets_and_zero_is_td0():
     """lambda = 0 is TD(0) bit for bit (the reference's TD(0) pass); lambda = 0.5
     learns other weights from the same games."""

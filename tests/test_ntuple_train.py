@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -784,4 +785,31 @@ def test_search_driven_games_are_recorded_resumed_and_threes_only(tmp_path):
     ):
         with pytest.raises(ValueError, match=match):
             _train(tmp_path, "bad", 5, **bad)
+    assert not (tmp_path / "bad").exists()
+
+
+def test_stage_stopped_games_train_one_stage_and_are_recorded(tmp_path):
+    """``stop_at`` ends every game at the next stage's first afterstate: the stages
+    from there on keep their weights while the stage below learns, the run records
+    the setting in its schedule (and keeps it on resume), and a tile where no stage
+    starts is refused before any game."""
+    kw = {"stages": "32,128"}
+    base = load_model(_train(tmp_path, "base", 30, **kw))
+    shutil.copytree(tmp_path / "base", tmp_path / "stop")
+    resume = {"resume": True, "eval_every": 30}
+    stopped = load_model(_train(tmp_path, "stop", 60, stop_at=128, **resume))
+    moved = stopped.weights != base.weights
+    assert moved[:, 0].any() and moved[:, 1].any()  # games run through 2 .. 64
+    assert not moved[:, 2].any()  # the stage from 128 on is the frozen target
+    assert stopped.meta["stop_at"] == 128
+    assert stopped.meta["schedule"][-1]["from_game"] == 30
+    assert stopped.meta["schedule"][-1]["stop_at"] == 128
+    again = load_model(_train(tmp_path, "stop", 70, **resume))  # keeps it
+    assert not (again.weights[:, 2] != base.weights[:, 2]).any()
+    for bad, match in (
+        ({"stop_at": 64}, "not where a stage of the net starts"),
+        ({"stop_at": "128"}, "stop_at must be a tile value"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            _train(tmp_path, "bad", 5, **kw, **bad)
     assert not (tmp_path / "bad").exists()

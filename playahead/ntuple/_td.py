@@ -35,6 +35,14 @@ chosen afterstates. The search is exact over chance (no draw of its own), and it
 transposition table is stamped anew per decision, so a game does not depend on what
 the table held before.
 
+Stage-stop (``stop_rank``, threes-meadow-ai's way of training one stage of a staged
+net against the next): a game stops at its first afterstate whose largest rank
+reaches ``stop_rank``, before a card enters; that afterstate is not learned, its value
+(read from the next stage's weights, which games stopped there never change) is the
+target the game's earlier afterstates learn toward, as the end of a game is otherwise
+0. Games that start from positions of one stage and stop at the next train that stage
+alone, consistent with the next.
+
 Chance comes from the ``np.random.Generator`` the caller passes in, through the
 games' own compiled rules (:mod:`playahead.games.twenty48`,
 :mod:`playahead.games.threes`); the network only decides moves.
@@ -88,6 +96,7 @@ def play(
     cards_at,
     search=None,
     searching=True,
+    stop_rank=0,
 ):
     """One greedy game on ``reward + V(afterstate)`` (``game`` 0 is 2048, 1 Threes;
     first action wins ties) from a new start (``start`` 0) or from board ``start``
@@ -99,9 +108,12 @@ def play(
     came after it (the next move's plus, for Threes, the entering card's points); if
     ``states`` (uint64) and ``cards_at`` (int64) are not empty, the position before
     move ``t`` in them. With ``search`` (Threes; :func:`search_context`) and
-    ``searching``, each move is the search's instead of the greedy one. Returns
-    ``(points, top_rank, n_moves)``; ``points`` are those gained in this game (from a
-    saved position: since that position).
+    ``searching``, each move is the search's instead of the greedy one. With
+    ``stop_rank`` (not 0) the game stops at the first afterstate whose largest rank
+    reaches it, recorded as ``trail[n_moves - 1]`` before any card enters (the
+    stage-stop of the module docstring). Returns ``(points, top_rank, n_moves)``;
+    ``points`` are those gained in this game (from a saved position: since that
+    position); ``top_rank`` is that afterstate's largest rank after a stage-stop.
     """
     flat = weights.reshape(-1)
     n_codes, size = weights.shape[1], weights.shape[2]
@@ -161,6 +173,8 @@ def play(
         if record:
             states[n], cards_at[n] = board, cards
         gains[n] = 0
+        if stop_rank > 0 and twenty48.max_rank(afts[c]) >= stop_rank:
+            return score + r, twenty48.max_rank(afts[c]), n + 1
         if game == 0:
             board = twenty48.spawn(afts[c], rng)
             score += r
@@ -223,15 +237,23 @@ def search_context(weights, runs, n_base, stages, moves, rewards, depth, tt_bits
 
 
 @nb.njit(cache=True, nogil=True)
-def learn(trail, gains, n, alpha, lam, flat, tc_e, tc_a):
+def learn(trail, gains, n, alpha, lam, flat, tc_e, tc_a, bootstrap=False):
     """Backward TD(lambda) pass over one game's ``n`` afterstates (module docstring);
     ``flat`` is ``weights.reshape(-1)``. Temporal coherence when ``tc_e`` (and
-    ``tc_a``, float32 like ``flat``) are not empty."""
+    ``tc_a``, float32 like ``flat``) are not empty. With ``bootstrap`` the last
+    afterstate is not learned: its value is the target the others learn toward (a
+    game stopped at the next stage)."""
     width = trail.shape[1]
     per = alpha / width
     tc = tc_e.size > 0
     exact = 0.0
-    for t in range(n - 1, -1, -1):
+    last = n - 1
+    if bootstrap and n > 0:
+        exact = read(flat, trail[last], 0, width)
+        last = n - 2
+        if last >= 0:
+            exact = gains[last] + exact
+    for t in range(last, -1, -1):
         if t > 0:
             for q in range(width):
                 prefetch(flat, trail[t - 1, q])
@@ -283,6 +305,7 @@ def train_games(
     start_share,
     search_share=0.0,
     search=None,
+    stop_rank=0,
 ):
     """Play and learn ``n_games`` games; ``out: int64[n_games, 3]`` gets each game's
     (points, top rank, moves) of its first episode. ``lam``: lambda in [0, 1];
@@ -291,8 +314,9 @@ def train_games(
     stage ranks of a multi-stage net (size 0 for one stage); ``start_boards``
     (uint64[M]), ``start_cards`` (int64[M]), ``start_share``: saved start positions
     and the share of games that start from one; ``search`` (:func:`search_context`)
-    and ``search_share``: the share of games the search plays (module docstring).
-    Returns the number of TD updates (the moves of every episode)."""
+    and ``search_share``: the share of games the search plays (module docstring);
+    ``stop_rank``: the stage-stop (0: none). Returns the number of TD updates (the
+    afterstates learned, of every episode)."""
     trail = np.empty((MAX_MOVES, 8 * runs.shape[0]), np.int64)
     gains = np.empty(MAX_MOVES, np.int64)
     states = np.empty(MAX_MOVES if restart else 0, np.uint64)
@@ -329,9 +353,11 @@ def train_games(
                 cards_at,
                 search,
                 searching,
+                stop_rank,
             )
-            learn(trail, gains, n, alpha, lam, flat, e, a)
-            updates += n
+            stopped = stop_rank > 0 and top >= stop_rank
+            learn(trail, gains, n, alpha, lam, flat, e, a, stopped)
+            updates += n - 1 if stopped else n
             if first:
                 out[g, 0], out[g, 1], out[g, 2] = s, top, n
                 first = False

@@ -166,11 +166,15 @@ def _settings(meta: dict) -> dict:
     if "search_share" in meta:  # a run that has had search-driven games
         out["search_share"] = float(meta["search_share"])
         out["search_depth"] = int(meta["search_depth"])
+    if "stop_at" in meta:  # a run that has had stage-stopped games
+        out["stop_at"] = int(meta["stop_at"])
     return out
 
 
 #: A run's search-driven games before any were asked for: none (greedy games only).
 NO_SEARCH = {"search_share": 0.0, "search_depth": 2}
+#: A run's stage-stop before one was asked for: none (games play to their end).
+NO_STOP = {"stop_at": 0}
 #: The deepest search that may play training games (each level costs several times
 #: the one before it, per move of every game).
 MAX_SEARCH_DEPTH = 3
@@ -183,12 +187,14 @@ def _schedule(meta: dict) -> list[dict]:
 
 def _change_schedule(meta: dict, done: int, changes: dict) -> bool:
     """Apply a resumed run's new settings (``changes``: ``lr``, ``tc``, ``lambda``,
-    ``restarts``, ``search_share``, ``search_depth``, None for unchanged) to ``meta``
+    ``restarts``, ``search_share``, ``search_depth``, ``stop_at``, None for
+    unchanged) to ``meta``
     and its ``schedule``; True if TC was just switched on (its accumulators start
     from zero)."""
     old = _settings(meta)
-    if any(changes.get(k) is not None for k in NO_SEARCH):
-        old = {**NO_SEARCH, **old}
+    for defaults in (NO_SEARCH, NO_STOP):
+        if any(changes.get(k) is not None for k in defaults):
+            old = {**defaults, **old}
     new = {k: old[k] if changes.get(k) is None else changes[k] for k in old}
     new = {k: type(old[k])(v) for k, v in new.items()}
     if new == old:
@@ -212,6 +218,22 @@ RECIPES = {
 }
 MAX_WORKERS = 64
 MAX_STARTS = 10_000_000
+
+
+def _stop_rank(model: NTupleModel, stop_at: int) -> int:
+    """The rank of ``stop_at``, a tile where a stage of ``model`` starts.
+
+    Raises:
+        ValueError: not a tile where one of the net's stages starts.
+    """
+    if stop_at not in model.stages:
+        where = ", ".join(map(str, model.stages))
+        raise ValueError(
+            f"stop_at {stop_at} is not where a stage of the net starts ("
+            + (f"its stages start at {where}" if where else "it has one stage")
+            + "): give one of those tiles, or 0 to play every game to its end"
+        )
+    return int(tile_faces(model.env_id).index(stop_at))
 
 
 def load_starts(path: str | Path, env_id: str, env_kwargs: dict | None = None):
@@ -279,6 +301,7 @@ def train_ntuple(
     switch_starts: bool = False,
     search_share: float | None = None,
     search_depth: int | None = None,
+    stop_at: int | None = None,
     workers: int = 1,
     eval_every: int = 10_000,
     eval_games: int = 100,
@@ -336,6 +359,14 @@ def train_ntuple(
             does); None: the run's own (0 for a new run). On ``resume`` a value
             changes it from the checkpoint on, recorded in ``schedule``.
         search_depth: that search's depth, 1 .. :data:`MAX_SEARCH_DEPTH` (default 2).
+        stop_at: a tile value of a staged net's next stage: every game stops at its
+            first afterstate whose largest tile reaches it, and learns toward that
+            afterstate's value instead of toward the game's end (threes-meadow-ai's
+            stage-by-stage training: with ``starts`` from the stage below, that
+            stage learns alone, consistent with the next; see
+            :mod:`playahead.ntuple._td`); 0 plays every game to its end. None: the
+            run's own (0 for a new run); on ``resume`` a value changes it from the
+            checkpoint on, recorded in ``schedule``.
         workers: threads training one net together, lock-free (the kernels release
             the GIL; as the literature's multi-threaded trainers, updates may race).
             Each chunk, the run's generator seeds one generator per thread. One
@@ -379,6 +410,10 @@ def train_ntuple(
         raise ValueError("search-driven games (search_share) are for Threes-v0 only")
     if env_id not in RECIPES:
         raise ValueError(f"env {env_id!r}: n-tuple nets play {', '.join(RECIPES)}")
+    if stop_at is not None and (
+        isinstance(stop_at, bool) or not isinstance(stop_at, int | np.integer)
+    ):
+        raise ValueError(f"stop_at must be a tile value or 0, got {stop_at!r}")
     start_arrays = _td.NO_STARTS
     if starts is not None:
         *start_arrays, starts_sha = load_starts(starts, env_id, env_kwargs)
@@ -386,6 +421,7 @@ def train_ntuple(
     fresh_tc = not resume
     changes = {"lr": lr, "tc": tc, "lambda": lam, "restarts": restarts}
     changes |= {"search_share": search_share, "search_depth": search_depth}
+    changes |= {"stop_at": stop_at}
     if resume:
         model = load_model(out, env_id)
         done = int(model.meta.get("games", 0))
@@ -421,6 +457,8 @@ def train_ntuple(
         recipe = dict(RECIPES[env_id])
         if search_share is not None or search_depth is not None:
             recipe.update(NO_SEARCH)
+        if stop_at is not None:
+            recipe.update(NO_STOP)
         recipe.update({k: v for k, v in changes.items() if v is not None})
         if lr is None and changes["tc"] is not None:
             recipe["lr"] = 1.0 if recipe["tc"] else 0.1
@@ -443,9 +481,12 @@ def train_ntuple(
             }
         done, moves_done = 0, 0
         rng = np.random.default_rng(seed)
+    settings = _settings(model.meta)
+    stop_rank = 0
+    if settings.get("stop_at", 0):
+        stop_rank = _stop_rank(model, settings["stop_at"])
     moves, rewards, bonus = rules(model)
     runs = pattern_runs(model.cells)
-    settings = _settings(model.meta)
     tc_e, tc_a = _tc_state(model, out, not fresh_tc)
     scalars = _Scalars(out / "tb", tensorboard)
     from tqdm.auto import tqdm
@@ -469,6 +510,7 @@ def train_ntuple(
         (runs, moves, rewards, bonus),
         (tc_e, tc_a, model.stage_ranks, *start_arrays, share),
         (settings.get("search_share", 0.0), settings.get("search_depth", 2)),
+        stop_rank,
     )
     train(0, rng, 1)  # compiles the kernel outside the CPU clock
     stop = _StopRequest()
@@ -570,8 +612,9 @@ class _Trainer:
     compiled kernel on ``model``'s weights; with ``workers > 1``, that many threads
     over the same weights, each with a generator seeded from ``rng``."""
 
-    def __init__(self, model, recipe, tables, rest, search=(0.0, 2)):
+    def __init__(self, model, recipe, tables, rest, search=(0.0, 2), stop_rank=0):
         self.game = model.game
+        self.stop_rank = stop_rank
         self.weights = model.weights
         self.n_base = model.n_base
         self.recipe, self.tables, self.rest = recipe, tables, rest
@@ -603,9 +646,10 @@ class _Trainer:
         args = (self.game, n, lr, lam, restart, self.weights, runs, rng, moves)
         args += (rewards, bonus, out, tc_e, tc_a, stages, boards, cards, share)
         search = self._search(i)
-        if search is None:
+        if search is None and not self.stop_rank:
             return int(_td.train_games(*args))
-        return int(_td.train_games(*args, self.search_share, search))
+        share = self.search_share if search is not None else 0.0
+        return int(_td.train_games(*args, share, search, self.stop_rank))
 
     def __call__(self, n: int, rng, workers: int):
         rows = np.empty((n, 3), np.int64)

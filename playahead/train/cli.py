@@ -220,6 +220,15 @@ def _ntuple(nt: argparse.ArgumentParser) -> None:
         help="depth of that search, 1..3 (default 2), at a 0.01 cut-off",
     )
     nt.add_argument(
+        "--stop-at",
+        type=int,
+        default=None,
+        help="a tile where a stage of the net starts: games stop at their first "
+        "afterstate that reaches it and learn toward its value, so games from "
+        "--starts of the stage below train that stage alone (0: play to the end; "
+        "default: 0, with --resume the run's own)",
+    )
+    nt.add_argument(
         "--workers",
         type=_positive_int,
         default=1,
@@ -288,6 +297,7 @@ def run_ntuple(args: argparse.Namespace) -> int:
             switch_starts=args.switch_starts,
             search_share=args.search_share,
             search_depth=args.search_depth,
+            stop_at=args.stop_at,
             workers=args.workers,
             eval_every=args.eval_every,
             eval_games=args.eval_games,
