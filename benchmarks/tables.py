@@ -578,6 +578,17 @@ THREES_NET_STEPS = [
     ),
     ("d3-search-7124k.json", "that run on to 7,124,000", "d3-ntc-7022k.json"),
     ("d3-search-7175k.json", "that run on to 7,175,500", "d3-ntc-7022k.json"),
+    (
+        "d3-stagewise-7722k.json",
+        "from 7,022,000: stage by stage, the last first: the 6144 stage from its "
+        "positions, then the 3072 stage stopped at 6144, to 7,722,000",
+        "d3-ntc-7022k.json",
+    ),
+    (
+        "d3-stagewise-8222k.json",
+        "that run on: the 1536 stage stopped at 3072, to 8,222,000",
+        "d3-ntc-7022k.json",
+    ),
 ]
 
 
@@ -618,6 +629,62 @@ def threes_net_steps(link) -> str:
     return _table(head, rows, right_from=2)
 
 
+#: Deeper searches over the shipped net on the strength benchmark's first games:
+#: (record in ``ntuple-threes-v2/phase3``, label).
+THREES_DEFAULT_SEARCHES = [
+    ("search-d5-cut7e-3-seed0.json", "depth 5, cut-off 0.007"),
+]
+
+
+def threes_default_searches(link) -> str:
+    """The default Threes search (the first games of its strength record) against
+    deeper searches over the same net on the same games, paired."""
+    from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
+
+    record = _load("strength-threes-default.json")
+    games = sorted(record["games"], key=lambda g: g["index"])
+    head = ["search over the shipped net", "games", "mean", "95% CI", "3072", "6144"]
+    head += ["ms/move", "vs the default, paired"]
+    rows = []
+    for name, label in THREES_DEFAULT_SEARCHES:
+        agent = _load(f"ntuple-threes-v2/phase3/{name}")["agents"][0]
+        n = len(agent["scores"])
+        base = games[:n]
+        assert [g["index"] for g in base] == list(range(n)), "the record's games 0.."
+        scores = np.array([g["score"] for g in base], float)
+        tops = np.array([g["max_tile"] for g in base])
+        moves = np.array([g["moves"] for g in base], float)
+        ms = float((np.array([g["ms_per_move"] for g in base]) * moves).sum())
+        lo, hi = bootstrap_mean_ci(scores, np.random.default_rng(0), 2000)
+        d, dlo, dhi = paired_difference(
+            agent["scores"], scores, np.random.default_rng(0), 2000
+        )
+        rows.append(
+            [
+                f"the default: depth 5, cut-off 0.01 (its record's games 0-{n - 1})",
+                str(n),
+                _num(scores.mean()),
+                _ci([lo, hi]),
+                f"{100 * (tops >= 3072).mean():.0f}%",
+                f"{100 * (tops >= 6144).mean():.0f}%",
+                _ms(ms / moves.sum() / 1000),
+                "",
+            ]
+        )
+        rows.append(
+            [
+                label,
+                str(n),
+                _num(agent["mean"]),
+                _ci(agent["ci95"]),
+                *_reach(agent, ["3072", "6144"]),
+                _ms(agent["seconds_per_move"]),
+                f"{d:+,.0f} {_ci([dlo, dhi])}",
+            ]
+        )
+    return _table(head, rows, right_from=1)
+
+
 TABLES: dict[str, Callable[[Callable[[str, str], str]], str]] = {
     "headline": headline,
     "demo": demo,
@@ -636,6 +703,7 @@ TABLES: dict[str, Callable[[Callable[[str, str], str]], str]] = {
     "ntuple-speed": ntuple_speed,
     "ntuple-fused": ntuple_fused,
     "threes-net-steps": threes_net_steps,
+    "threes-default-searches": threes_default_searches,
 }
 
 
