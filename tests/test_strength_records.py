@@ -79,7 +79,7 @@ def _shortest(name: str) -> dict:
     return min(data["games"], key=lambda g: g["moves"])
 
 
-@pytest.mark.parametrize("name", ["threes-features-d1", "2048-d2"])
+@pytest.mark.parametrize("name", ["threes-features-d1", "2048-d2", "threes-default"])
 def test_a_committed_game_replays_to_its_recorded_score(name, monkeypatch):
     kept, note = strength.committed(name, strength.SETTINGS[name])
     assert note is None, note  # the record is today's agent's
