@@ -589,6 +589,11 @@ THREES_NET_STEPS = [
         "that run on: the 1536 stage stopped at 3072, to 8,222,000",
         "d3-ntc-7022k.json",
     ),
+    (
+        "d3-tied-7022k.json",
+        "the net shipped, its four preview codes tied (each the mean of codes 0-2)",
+        "d3-ntc-7022k.json",
+    ),
 ]
 
 

@@ -1,0 +1,32 @@
+"""``python -m benchmarks.tie_preview``: a Threes net whose preview codes share their
+stage's weights."""
+
+import numpy as np
+
+from benchmarks.tie_preview import main
+from playahead.ntuple.model import load_model
+from playahead.ntuple.train import train_ntuple
+
+
+def test_every_code_of_a_stage_is_the_mean_of_its_basic_codes(tmp_path, capsys):
+    run = train_ntuple(
+        "Threes-v0",
+        40,
+        tmp_path / "run",
+        patterns=["0123", "4567"],
+        stages="48",
+        eval_every=40,
+        eval_games=2,
+        progress=False,
+        tensorboard=False,
+    )
+    main([str(run), str(tmp_path / "tied")])
+    assert "preview codes tied" in capsys.readouterr().out
+    before = load_model(run).weights.reshape(2, 2, 4, -1).astype(np.float64)
+    tied = load_model(tmp_path / "tied")
+    assert tied.meta["tied_preview"] and tied.meta["games"] == 40
+    after = tied.weights.reshape(2, 2, 4, -1)
+    want = before[:, :, :3].mean(axis=2).astype(np.float32)
+    assert not np.array_equal(before[:, :, 0], before[:, :, 1])  # trained apart
+    for code in range(4):
+        np.testing.assert_array_equal(after[:, :, code], want)
