@@ -114,7 +114,8 @@ def play(
     board = np.uint64(board)
     afters, codes, gains, positions, score = [], [], [], [], 0
     while not (game == 1 and twenty48.max_rank(board) == threes.RANK_12288):
-        code = preview_code(cards) if game == 1 else 0
+        n_base = weights.shape[1] // (len(stages) + 1)  # 1: no preview index
+        code = preview_code(cards) if n_base == 4 else 0
         best, choice = -np.inf, None
         for a in range(4):
             if game == 0:
@@ -126,7 +127,7 @@ def play(
             if not legal:
                 continue
             v = float(r)
-            c = staged(after, code, 1 if game == 0 else 4, stages)
+            c = staged(after, code, n_base, stages)
             if game == 0 or twenty48.max_rank(after) != threes.RANK_12288:
                 v += value(after, c, weights, patterns)
             if v > best:
@@ -281,7 +282,9 @@ def expectimax_threes(
     def leaf(after, code):
         v = float(ref.score_threes(after))
         packed = _packed(after, "Threes")
-        return v + value(packed, staged(packed, code, 4, stages), weights, patterns)
+        n_base = weights.shape[1] // (len(stages) + 1)  # 1: every card alike
+        code = code if n_base == 4 else 0
+        return v + value(packed, staged(packed, code, n_base, stages), weights, patterns)
 
     def card_value(b, dk, d, cprob):
         cut = d <= 0 or cprob < cutoff

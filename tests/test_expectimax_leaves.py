@@ -27,13 +27,16 @@ PATTERNS = ("012", "459")
 CELLS = [tuple(int(c, 16) for c in p) for p in PATTERNS]
 
 
-def model_dir(tmp_path, env_id, seed=0, stages=(), **env_kwargs):
+def model_dir(tmp_path, env_id, seed=0, stages=(), preview=True, **env_kwargs):
     """A saved net with random weights (afterstate values of a few hundred points);
-    ``stages``: tile values of a multi-stage net."""
-    model = NTupleModel.new(env_id, PATTERNS, stages=stages, env_kwargs=env_kwargs)
+    ``stages``: tile values of a multi-stage net; ``preview`` False: a Threes net
+    without the preview index."""
+    model = NTupleModel.new(
+        env_id, PATTERNS, stages=stages, preview=preview, env_kwargs=env_kwargs
+    )
     rng = np.random.default_rng(seed)
     model.weights[:] = rng.normal(0, 20, size=model.weights.shape)
-    return model.save(tmp_path / f"{env_id}-{seed}-{len(stages)}")
+    return model.save(tmp_path / f"{env_id}-{seed}-{len(stages)}-{preview}")
 
 
 def weights_of(path):
@@ -65,12 +68,22 @@ def test_2048_learned_leaves_match_reference(tmp_path, seed, depth, cutoff, tt):
 
 
 @pytest.mark.parametrize(
-    ("seed", "depth", "cutoff", "tt"),
-    [(0, 1, 0.0, True), (1, 1, 0.05, False), (2, 2, 1e-3, True), (3, 2, 0.0, False)],
+    ("seed", "depth", "cutoff", "tt", "preview"),
+    [
+        (0, 1, 0.0, True, True),
+        (1, 1, 0.05, False, True),
+        (2, 2, 1e-3, True, True),
+        (3, 2, 0.0, False, True),
+        (4, 1, 0.0, True, False),  # no preview index: every card reads one set
+        (5, 2, 1e-3, False, False),
+    ],
 )
-def test_threes_learned_leaves_match_reference(tmp_path, seed, depth, cutoff, tt):
+def test_threes_learned_leaves_match_reference(
+    tmp_path, seed, depth, cutoff, tt, preview
+):
     rng = np.random.default_rng(seed)
-    path = model_dir(tmp_path, "Threes-v0", seed)
+    path = model_dir(tmp_path, "Threes-v0", seed, preview=preview)
+    assert load_model(path).weights.shape[1] == (4 if preview else 1)
     weights = weights_of(path)
     for _ in range(2):
         top_rank = int(rng.integers(5, 10))

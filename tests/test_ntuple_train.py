@@ -813,3 +813,30 @@ def test_stage_stopped_games_train_one_stage_and_are_recorded(tmp_path):
         with pytest.raises(ValueError, match=match):
             _train(tmp_path, "bad", 5, **kw, **bad)
     assert not (tmp_path / "bad").exists()
+
+
+def test_a_threes_net_without_the_preview_index(tmp_path):
+    """``preview=False``: one weight set per stage, recorded in ``model.json``, kept
+    on resume, played greedily and packaged like any net; only for a new Threes run."""
+    from playahead.ntuple.packaged import export_packaged, read_packaged
+
+    kw = {"env_id": "Threes-v0", "stages": "48"}
+    path = _train(tmp_path, "np", 20, eval_every=10, preview=False, **kw)
+    model = load_model(path)
+    assert model.weights.shape[1] == 2 and model.n_base == 1  # 2 stages x 1
+    assert model.meta["preview"] is False
+    with_preview = load_model(_train(tmp_path, "p", 20, **kw))
+    assert with_preview.weights.shape[1] == 8 and "preview" not in with_preview.meta
+    resumed = load_model(_train(tmp_path, "np", 30, env_id="Threes-v0", resume=True))
+    assert resumed.meta["preview"] is False and resumed.meta["games"] == 30
+    env = gym.make("Threes-v0")
+    env.reset(seed=1)
+    agent = make_agent(f"ntuple:path={path}", seed=0)
+    assert env.unwrapped.action_masks()[agent.act(env)]
+    sha = export_packaged(path, tmp_path / "np.npz")
+    packed = read_packaged(tmp_path / "np.npz", sha)
+    np.testing.assert_array_equal(packed.weights, resumed.weights)
+    assert packed.n_base == 1
+    for bad in ({"env_id": "2048-v0"}, {"env_id": "Threes-v0", "resume": True}):
+        with pytest.raises(ValueError, match="without the preview index"):
+            _train(tmp_path, "np", 40, preview=False, **bad)

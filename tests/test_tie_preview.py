@@ -30,3 +30,37 @@ def test_every_code_of_a_stage_is_the_mean_of_its_basic_codes(tmp_path, capsys):
     assert not np.array_equal(before[:, :, 0], before[:, :, 1])  # trained apart
     for code in range(4):
         np.testing.assert_array_equal(after[:, :, code], want)
+
+
+def test_single_writes_a_net_without_the_preview_index_that_trains_on(tmp_path):
+    run = train_ntuple(
+        "Threes-v0",
+        30,
+        tmp_path / "run",
+        patterns=["0123", "4567"],
+        stages="48",
+        tc=True,
+        eval_every=30,
+        eval_games=2,
+        progress=False,
+        tensorboard=False,
+    )
+    main([str(run), str(tmp_path / "one"), "--single"])
+    before = load_model(run).weights.reshape(2, 2, 4, -1).astype(np.float64)
+    one = load_model(tmp_path / "one")
+    assert one.n_base == 1 and one.meta["preview"] is False
+    want = before[:, :, :3].mean(axis=2).astype(np.float32)
+    np.testing.assert_array_equal(one.weights, want)
+    more = train_ntuple(
+        "Threes-v0",
+        40,
+        tmp_path / "one",
+        resume=True,
+        eval_every=40,
+        eval_games=2,
+        progress=False,
+        tensorboard=False,
+    )
+    trained = load_model(more)
+    assert trained.meta["games"] == 40 and trained.meta["preview"] is False
+    assert not np.array_equal(trained.weights, one.weights)

@@ -117,7 +117,7 @@ def play(
     """
     flat = weights.reshape(-1)
     n_codes, size = weights.shape[1], weights.shape[2]
-    n_base = 1 if game == 0 else N_CODES
+    n_base = n_codes // (stages.size + 1)  # 4 preview codes, or 1 (2048, or none)
     width = trail.shape[1]
     record = states.size > 0
     imgs = np.empty(8, np.uint64)
@@ -137,7 +137,7 @@ def play(
     while n < trail.shape[0]:
         if game == 1 and twenty48.max_rank(board) == threes.RANK_12288:
             break
-        code = preview_code(cards) if game == 1 else np.int64(0)
+        code = preview_code(cards) if n_base == N_CODES else np.int64(0)
         k = 0
         for a in range(4):
             if game == 0:

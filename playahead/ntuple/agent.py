@@ -48,7 +48,7 @@ class NTupleAgent(Planner):
         moves, rewards, _ = rules(self.model)
         board = np.uint64(state.board)
         cards = np.int64(getattr(state, "cards", 0))
-        code = k.preview_code(cards) if self.model.game == 1 else 0
+        code = k.preview_code(cards) if self.model.n_base > 1 else 0
         n_base, stages = self.model.n_base, self.stage_ranks
         values = np.full(root.mask.size, np.nan)
         for a in root.legal:

@@ -131,11 +131,13 @@ def parse_patterns(patterns) -> tuple[str, ...]:
     return out
 
 
-def net_bytes(env_id: str, patterns, stages=(), copies: int = 1) -> int:
+def net_bytes(
+    env_id: str, patterns, stages=(), copies: int = 1, preview: bool = True
+) -> int:
     """Bytes of the float32 weights of such a net (``copies`` 3 with the TC
-    accumulators)."""
+    accumulators; ``preview`` False: a Threes net without the preview index)."""
     patterns = parse_patterns(patterns)
-    codes = _base_codes(env_id) * (len(stages) + 1)
+    codes = _base_codes(env_id, preview) * (len(stages) + 1)
     return 4 * copies * len(patterns) * codes * 16 ** len(patterns[0])
 
 
@@ -167,7 +169,9 @@ class NTupleModel:
         env_id: ``"2048-v0"`` or ``"Threes-v0"``.
         patterns: tuple patterns as hex strings.
         weights: ``float32[P, C * (S + 1), 16**K]``; ``C`` is 1 for 2048, 4 preview
-            codes for Threes; ``S`` the number of ``stages``.
+            codes for Threes (1 with ``meta["preview"]`` False: a net that values an
+            afterstate alike whatever card comes next, as threes-meadow-ai's does);
+            ``S`` the number of ``stages``.
         env_kwargs: the rule variant (Threes: ``merge_6144``, ``bonus_preview``).
         meta: training facts (games, seed, lr, init, ...).
         stages: multi-stage boundaries (tile values, ascending; Yeh et al.'s
@@ -183,24 +187,37 @@ class NTupleModel:
     stages: tuple[int, ...] = ()
 
     @classmethod
-    def new(cls, env_id: str, patterns=None, init: float = 0.0, stages=(), **kw):
+    def new(
+        cls,
+        env_id: str,
+        patterns=None,
+        init: float = 0.0,
+        stages=(),
+        preview: bool = True,
+        **kw,
+    ):
         """Zero weights, or ``init`` spread so every afterstate starts at ``init``;
-        ``patterns`` None takes the env's default."""
+        ``patterns`` None takes the env's default; ``preview`` False: a Threes net
+        without the preview index (recorded as ``meta["preview"]``)."""
         if env_id not in ENVS:
             raise ValueError(f"env {env_id!r}: n-tuple nets play {', '.join(ENVS)}")
         if patterns is None:
             patterns = DEFAULT_PATTERNS if env_id == "2048-v0" else THREES_PATTERNS
         patterns = parse_patterns(patterns)
         stages = parse_stages(env_id, stages)
-        codes = _base_codes(env_id) * (len(stages) + 1)
+        codes = _base_codes(env_id, preview) * (len(stages) + 1)
         per = float(init) / (8 * len(patterns))
         w = np.full((len(patterns), codes, 16 ** len(patterns[0])), per, np.float32)
-        return cls(env_id, patterns, w, stages=stages, **kw)
+        model = cls(env_id, patterns, w, stages=stages, **kw)
+        if not preview and env_id == "Threes-v0":
+            model.meta = {**model.meta, "preview": False}
+        return model
 
     @property
     def n_base(self) -> int:
-        """Codes of one stage: 1 for 2048, the 4 preview codes for Threes."""
-        return _base_codes(self.env_id)
+        """Codes of one stage: 1 for 2048, the 4 preview codes for Threes (1 for a
+        Threes net without the preview index)."""
+        return _base_codes(self.env_id, self.meta.get("preview", True))
 
     @property
     def stage_ranks(self) -> np.ndarray:
@@ -385,8 +402,14 @@ def load_model(path: str | Path, env_id: str | None = None) -> NTupleModel:
         stages = parse_stages(meta["env_id"], meta.get("stages", []))
     except ValueError as err:
         _fail(meta_path, str(err))
-    codes = _base_codes(meta["env_id"]) * (len(stages) + 1)
-    check_memory(net_bytes(meta["env_id"], patterns, stages), f"the net in {path}")
+    preview = meta.get("preview", True)
+    if not isinstance(preview, bool):
+        _fail(meta_path, f'"preview" must be true or false, got {preview!r}')
+    codes = _base_codes(meta["env_id"], preview) * (len(stages) + 1)
+    check_memory(
+        net_bytes(meta["env_id"], patterns, stages, preview=preview),
+        f"the net in {path}",
+    )
     w = read_sparse(w_path, (len(patterns), codes, 16 ** len(patterns[0])))
     rest = {
         k: v
@@ -428,5 +451,5 @@ def _shared(key: tuple) -> NTupleModel:
     return load_model(key[0])
 
 
-def _base_codes(env_id: str) -> int:
-    return 1 if env_id == "2048-v0" else N_CODES
+def _base_codes(env_id: str, preview: bool = True) -> int:
+    return 1 if env_id == "2048-v0" or not preview else N_CODES

@@ -149,7 +149,8 @@ def read_packaged(path: str | Path, sha256: str | None) -> NTupleModel:
         patterns = parse_patterns(meta["patterns"])
         stages = parse_stages(env_id, meta["stages"])
         shape = tuple(int(s) for s in shape)
-        codes = (1 if env_id == "2048-v0" else 4) * (len(stages) + 1)
+        preview = meta.get("training", {}).get("preview", True) is not False
+        codes = (1 if env_id == "2048-v0" or not preview else 4) * (len(stages) + 1)
         if shape != (len(patterns), codes, 16 ** len(patterns[0])):
             raise PackagedNetError(f"{path}: weights shape {shape} does not fit")
         n = int(np.prod(shape))

@@ -295,6 +295,7 @@ def train_ntuple(
     lam: float | None = None,
     restarts: bool | None = None,
     stages=None,
+    preview: bool = True,
     env_kwargs: dict | None = None,
     starts: str | Path | None = None,
     start_share: float = 0.5,
@@ -344,6 +345,10 @@ def train_ntuple(
             one-stage net it splits the net: every stage starts as a copy of the
             trained weights (so the split net plays as before, then specialises);
             the split is recorded in ``schedule``. A multi-stage run keeps its own.
+        preview: Threes, a new run: False trains a net without the preview index
+            (one weight set per stage instead of one per next card, as
+            threes-meadow-ai's; recorded as ``"preview": false`` in ``model.json``).
+            A resumed run keeps its own.
         env_kwargs: Threes' rule variant (``merge_6144``, ``bonus_preview``).
         starts: an ``.npz`` of saved start positions (:func:`load_starts`); a
             resumed run needs the same file again (its sha256 is in ``model.json``).
@@ -410,6 +415,10 @@ def train_ntuple(
         raise ValueError("search-driven games (search_share) are for Threes-v0 only")
     if env_id not in RECIPES:
         raise ValueError(f"env {env_id!r}: n-tuple nets play {', '.join(RECIPES)}")
+    if not preview and (env_id != "Threes-v0" or resume):
+        raise ValueError(
+            "a net without the preview index (preview=False) is a new Threes-v0 run"
+        )
     if stop_at is not None and (
         isinstance(stop_at, bool) or not isinstance(stop_at, int | np.integer)
     ):
@@ -467,11 +476,14 @@ def train_ntuple(
         )
         ranks = parse_stages(env_id, stages)
         copies = 3 if recipe["tc"] else 1
-        check_memory(net_bytes(env_id, patterns, ranks, copies), "this net")
+        nbytes = net_bytes(env_id, patterns, ranks, copies, preview=preview)
+        check_memory(nbytes, "this net")
         model = NTupleModel.new(
-            env_id, patterns, init, stages, env_kwargs=dict(env_kwargs or {})
+            env_id, patterns, init, stages, preview, env_kwargs=dict(env_kwargs or {})
         )
         model.meta = {"seed": seed, "init": init, **_settings(recipe), "games": 0}
+        if not preview:
+            model.meta["preview"] = False
         if starts is not None:
             model.meta["starts"] = {
                 "file": Path(starts).name,

@@ -220,6 +220,12 @@ def _ntuple(nt: argparse.ArgumentParser) -> None:
         help="depth of that search, 1..3 (default 2), at a 0.01 cut-off",
     )
     nt.add_argument(
+        "--no-preview",
+        action="store_true",
+        help="Threes, a new run: a net without the preview index (one weight set per "
+        "stage instead of one per next card, as threes-meadow-ai's)",
+    )
+    nt.add_argument(
         "--stop-at",
         type=int,
         default=None,
@@ -291,6 +297,7 @@ def run_ntuple(args: argparse.Namespace) -> int:
             lam=args.lam,
             restarts=args.restarts,
             stages=args.stages,
+            preview=not args.no_preview,
             env_kwargs=parse_overrides(args.env_kwarg),
             starts=args.starts,
             start_share=args.start_share,
