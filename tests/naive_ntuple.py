@@ -284,7 +284,8 @@ def expectimax_threes(
         packed = _packed(after, "Threes")
         n_base = weights.shape[1] // (len(stages) + 1)  # 1: every card alike
         code = code if n_base == 4 else 0
-        return v + value(packed, staged(packed, code, n_base, stages), weights, patterns)
+        staged_code = staged(packed, code, n_base, stages)
+        return v + value(packed, staged_code, weights, patterns)
 
     def card_value(b, dk, d, cprob):
         cut = d <= 0 or cprob < cutoff
