@@ -594,6 +594,17 @@ THREES_NET_STEPS = [
         "the net shipped, its four preview codes tied (each the mean of codes 0-2)",
         "d3-ntc-7022k.json",
     ),
+    (
+        "d3-control-7522k.json",
+        "from 7,022,000: the shipped recipe on, to 7,522,000 (the control)",
+        "d3-ntc-7022k.json",
+    ),
+    (
+        "d3-nopreview-7522k.json",
+        "from row 19 as a net without the preview index: the same recipe, to "
+        "7,522,000",
+        "d3-control-7522k.json",
+    ),
 ]
 
 
