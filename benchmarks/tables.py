@@ -605,6 +605,12 @@ THREES_NET_STEPS = [
         "7,522,000",
         "d3-control-7522k.json",
     ),
+    (
+        "d3-nopreview-search-7062k.json",
+        "from row 19 as a net without the preview index: every game played by "
+        "depth-1 search, to 7,062,000",
+        "d3-tied-7022k.json",
+    ),
 ]
 
 
