@@ -8,18 +8,21 @@ from playahead.ntuple.model import load_model
 from playahead.ntuple.train import train_ntuple
 
 
-def test_every_code_of_a_stage_is_the_mean_of_its_basic_codes(tmp_path, capsys):
-    run = train_ntuple(
+def _train(out, games, **kw):
+    return train_ntuple(
         "Threes-v0",
-        40,
-        tmp_path / "run",
-        patterns=["0123", "4567"],
-        stages="48",
-        eval_every=40,
+        games,
+        out,
+        eval_every=games,
         eval_games=2,
         progress=False,
         tensorboard=False,
+        **kw,
     )
+
+
+def test_every_code_of_a_stage_is_the_mean_of_its_basic_codes(tmp_path, capsys):
+    run = _train(tmp_path / "run", 40, patterns=["0123", "4567"], stages="48")
     main([str(run), str(tmp_path / "tied")])
     assert "preview codes tied" in capsys.readouterr().out
     before = load_model(run).weights.reshape(2, 2, 4, -1).astype(np.float64)
@@ -33,34 +36,13 @@ def test_every_code_of_a_stage_is_the_mean_of_its_basic_codes(tmp_path, capsys):
 
 
 def test_single_writes_a_net_without_the_preview_index_that_trains_on(tmp_path):
-    run = train_ntuple(
-        "Threes-v0",
-        30,
-        tmp_path / "run",
-        patterns=["0123", "4567"],
-        stages="48",
-        tc=True,
-        eval_every=30,
-        eval_games=2,
-        progress=False,
-        tensorboard=False,
-    )
+    run = _train(tmp_path / "run", 30, patterns=["0123", "4567"], stages="48", tc=True)
     main([str(run), str(tmp_path / "one"), "--single"])
     before = load_model(run).weights.reshape(2, 2, 4, -1).astype(np.float64)
     one = load_model(tmp_path / "one")
     assert one.n_base == 1 and one.meta["preview"] is False
     want = before[:, :, :3].mean(axis=2).astype(np.float32)
     np.testing.assert_array_equal(one.weights, want)
-    more = train_ntuple(
-        "Threes-v0",
-        40,
-        tmp_path / "one",
-        resume=True,
-        eval_every=40,
-        eval_games=2,
-        progress=False,
-        tensorboard=False,
-    )
-    trained = load_model(more)
+    trained = load_model(_train(tmp_path / "one", 40, resume=True))
     assert trained.meta["games"] == 40 and trained.meta["preview"] is False
     assert not np.array_equal(trained.weights, one.weights)
