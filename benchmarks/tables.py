@@ -601,8 +601,7 @@ THREES_NET_STEPS = [
     ),
     (
         "d3-nopreview-7522k.json",
-        "from row 19 as a net without the preview index: the same recipe, to "
-        "7,522,000",
+        "from row 19 as a net without the preview index: the same recipe, to 7,522,000",
         "d3-control-7522k.json",
     ),
     (
