@@ -610,6 +610,11 @@ THREES_NET_STEPS = [
         "depth-1 search, to 7,062,000",
         "d3-tied-7022k.json",
     ),
+    (
+        "d3-nopreview-search-7240k.json",
+        "that run on to 7,240,500",
+        "d3-tied-7022k.json",
+    ),
 ]
 
 
