@@ -82,7 +82,7 @@ def test_leaf_lookups_read_value_in_both_layouts(patterns, n_base):
     imgs = np.empty(8, np.uint64)
     idx = np.empty(8 * len(patterns), np.int64)
     for flat, stride in ((weights.reshape(-1), 1), (leaf, n_base)):
-        shift = k.code_shift(size, stride)
+        shift = k.code_shift(size, n_base, stride)
         for _ in range(15):
             board = _random_board(rng)
             stage = int(rng.integers(stages))

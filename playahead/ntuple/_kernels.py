@@ -17,7 +17,7 @@ Public kernel signatures (stable; the expectimax leaf uses ``fast_value``):
   :mod:`playahead.ntuple._td`, the expectimax leaf); ``flat = weights.reshape(-1)``,
   ``runs = pattern_runs(cells)``.
 * ``leaf_lookups(board, stage, runs, n_codes, size, n_base, stride, imgs, idx, off,
-  flat)``: :func:`lookups` for code 0 of a stage in either weight layout (the
+  flat)``: the lookups for code 0 of a stage in either weight layout (the
   expectimax leaf's, :func:`leaf_layout`); :func:`code_shift` is what to add to an
   index for code ``c`` of the same stage.
 * ``staged(board, code, n_base, stages) -> int64``: the code a multi-stage net reads
@@ -215,49 +215,9 @@ def images(board, out):
 def lookups(board, code, runs, n_codes, size, imgs, idx, off, flat):
     """Write the ``8 * P`` flat indices (into ``weights.reshape(-1)``) that
     ``value(board, code, ...)`` reads into ``idx[off:off + 8 * P]`` and prefetch
-    them; ``n_codes, size = weights.shape[1:]``."""
-    images(board, imgs)
-    q = off
-    if runs.shape[1] <= 2:
-        for p in range(runs.shape[0]):
-            base = (p * n_codes + code) * size
-            s0, m0, t0 = runs[p, 0, 0], runs[p, 0, 1], runs[p, 0, 2]
-            s1, m1, t1 = s0, np.int64(0), t0
-            if runs.shape[1] == 2:
-                s1, m1, t1 = runs[p, 1, 0], runs[p, 1, 1], runs[p, 1, 2]
-            for s in range(8):
-                b = imgs[s]
-                i = base + ((np.int64(b >> np.uint64(s0)) & m0) << t0)
-                i += (np.int64(b >> np.uint64(s1)) & m1) << t1
-                prefetch(flat, i)
-                idx[q] = i
-                q += 1
-        return
-    if runs.shape[1] == 3:  # unrolled too (Threes' 0148 is three runs)
-        for p in range(runs.shape[0]):
-            base = (p * n_codes + code) * size
-            s0, m0, t0 = runs[p, 0, 0], runs[p, 0, 1], runs[p, 0, 2]
-            s1, m1, t1 = runs[p, 1, 0], runs[p, 1, 1], runs[p, 1, 2]
-            s2, m2, t2 = runs[p, 2, 0], runs[p, 2, 1], runs[p, 2, 2]
-            for s in range(8):
-                b = imgs[s]
-                i = base + ((np.int64(b >> np.uint64(s0)) & m0) << t0)
-                i += (np.int64(b >> np.uint64(s1)) & m1) << t1
-                i += (np.int64(b >> np.uint64(s2)) & m2) << t2
-                prefetch(flat, i)
-                idx[q] = i
-                q += 1
-        return
-    for p in range(runs.shape[0]):
-        base = (p * n_codes + code) * size
-        for s in range(8):
-            i = base
-            for r in range(runs.shape[1]):
-                part = np.int64(imgs[s] >> np.uint64(runs[p, r, 0])) & runs[p, r, 1]
-                i += part << runs[p, r, 2]
-            prefetch(flat, i)
-            idx[q] = i
-            q += 1
+    them; ``n_codes, size = weights.shape[1:]``. It is :func:`leaf_lookups` in the
+    code-major layout, each code a stage of its own."""
+    leaf_lookups(board, code, runs, n_codes, size, 1, 1, imgs, idx, off, flat)
 
 
 def leaf_layout(weights, n_base: int) -> np.ndarray:
@@ -276,10 +236,14 @@ def leaf_layout(weights, n_base: int) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def code_shift(size, stride):
+def code_shift(size, n_base, stride):
     """What to add to :func:`leaf_lookups`' indices to read code ``c`` of the same
     stage: ``c * code_shift``, in the code-major layout (``stride`` 1) one code's
-    table further, in the leaf layout (``stride = n_base``) the next element."""
+    table further, in the leaf layout (``stride = n_base``) the next element; 0 for a
+    net of one code a stage (2048, or a Threes net without the preview index, which
+    reads every card alike)."""
+    if n_base == 1:
+        return np.int64(0)
     return np.int64(size) if stride == 1 else np.int64(1)
 
 
@@ -287,8 +251,9 @@ def code_shift(size, stride):
 def leaf_lookups(
     board, stage, runs, n_codes, size, n_base, stride, imgs, idx, off, flat
 ):
-    """:func:`lookups` of ``board`` for code 0 of ``stage`` (up to three runs a
-    pattern), in the code-major layout of ``weights.reshape(-1)`` (``stride`` 1) or
+    """Write the ``8 * P`` flat indices that ``value`` reads for ``board`` under code
+    0 of ``stage`` into ``idx[off:off + 8 * P]`` and prefetch them (unrolled for up
+    to three runs a pattern), in the code-major layout of ``weights.reshape(-1)`` (``stride`` 1) or
     the leaf layout of :func:`leaf_layout` (``stride = n_base``): pattern ``p``'s
     index ``i`` is at ``(p * n_codes + stage * n_base) * size + i * stride`` in both."""
     images(board, imgs)

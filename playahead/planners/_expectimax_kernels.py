@@ -168,9 +168,7 @@ def _shift(net):
     """What reads code ``c``: ``c * _shift(net)`` further; 0 for a net of one code
     per stage (2048, or a Threes net without the preview index: every card alike)."""
     dims = net[4]
-    if dims[2] == 1:
-        return np.int64(0)
-    return code_shift(dims[1], dims[4])
+    return code_shift(dims[1], dims[2], dims[4])
 
 
 @nb.njit(cache=True)
