@@ -255,7 +255,8 @@ def leaf_lookups(
     0 of ``stage`` into ``idx[off:off + 8 * P]`` and prefetch them (unrolled for up
     to three runs a pattern), in the code-major layout of ``weights.reshape(-1)``
     (``stride`` 1) or the leaf layout of :func:`leaf_layout` (``stride = n_base``):
-    pattern ``p``'s index ``i`` is at ``(p * n_codes + stage * n_base) * size + i * stride`` in both."""
+    pattern ``p``'s index ``i`` is at ``(p * n_codes + stage * n_base) * size + i *
+    stride`` in both."""
     images(board, imgs)
     q = off
     if runs.shape[1] > 3:
