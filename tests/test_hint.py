@@ -90,6 +90,28 @@ def test_lookahead_scores_are_not_called_final():
     assert 1000 <= result.best.value <= 1000 + 2 * 16  # two moves merge little here
 
 
+def test_a_slow_first_kernel_call_does_not_cost_minimax_its_solve(monkeypatch):
+    """The clock-bounded minimax sizes each deepening step by the node rate measured
+    so far; loading the kernel (slow on a cold cache or a loaded machine) is not part
+    of that rate, so the position is still solved well within its time."""
+    import time
+
+    from playahead.planners import _duels
+
+    kernel, calls = _duels.negamax, []
+
+    def cold_first_call(*args):
+        if not calls:
+            time.sleep(1.0)
+        calls.append(1)
+        return kernel(*args)
+
+    monkeypatch.setattr(_duels, "negamax", cold_first_call)
+    result = hint("tictactoe", "x o . / . x . / . . o", agent="minimax:time_limit=5")
+    assert [m.value for m in result.moves] == [1.0, 1.0, 0.0, 0.0, 0.0]
+    assert result.best.why == "solved: win in 3 plies"
+
+
 def test_tictactoe_hint_puts_the_forced_wins_first():
     result = hint("tictactoe", "x o . / . x . / . . o")
     assert [m.value for m in result.moves] == [1.0, 1.0, 0.0, 0.0, 0.0]

@@ -108,6 +108,23 @@ class Minimax(Planner):
         counters = np.zeros(3, dtype=np.int64)  # nodes, aborted, node limit
         n = root.mask.size
         best = (np.zeros(n), np.zeros(n, dtype=bool))
+        # The first call loads (or compiles) the kernel: done here, on a limit of 0
+        # nodes (it gives up at once and touches nothing), so that the node rate
+        # measured below is the search's, not the loading's.
+        idle = np.zeros(3, dtype=np.int64)
+        _duels.negamax(
+            game,
+            state,
+            0,
+            -math.inf,
+            math.inf,
+            1,
+            order,
+            tt_keys,
+            tt_vals,
+            tt_info,
+            idle,
+        )
         reached, start = 0, time.perf_counter()
         horizon = int(_duels.g_max_plies(game, state))
         target = min(self.depth or horizon, horizon)
