@@ -7,8 +7,7 @@ branches below ``prob_cutoff = 1e-4`` are evaluated instead of expanded.
 Prints, on the same 2048 positions (taken every 40 moves from seeded games of a
 depth-1 expectimax): the compiled search's nodes/s and mean time per decision at depth
 6; the compiled and plain-Python searches at depth 1 (nodes/s, their ratio); and the
-compiled Threes search at its default depth, and the same search with the net in the
-trainer's code-major layout instead of the leaf layout (their ratio). A node is a
+compiled Threes search at its default depth, over the shipped net. A node is a
 position reached by a legal move, counted the same way in both searches.
 
 ``python -m benchmarks.bench_expectimax --games 3 --game 2048`` also plays whole games
@@ -27,7 +26,7 @@ import numpy as np
 import playahead  # noqa: F401
 from benchmarks.common import Report, sampled_states
 from playahead.games import twenty48
-from playahead.planners.expectimax import ExpectimaxAgent, _Leaf
+from playahead.planners.expectimax import ExpectimaxAgent
 from tests import naive_expectimax as naive
 
 
@@ -88,20 +87,6 @@ def main(n_positions: int = 12) -> Report:
         "threes",
         "compiled us/decision, default depth",
         1e6 * seconds / len(threes_states),
-    )
-    # the same search over the same net in the trainer's code-major layout, where
-    # the four preview codes of a lookup are four cache lines instead of one
-    code_major = ExpectimaxAgent(seed=0)
-    code_major.analyze(_restored(threes_env, threes_states[0]))
-    code_major._default_net = _Leaf(code_major._default_net.model, True, False)
-    base_nodes, base_seconds = _time_agent(threes_env, threes_states, code_major)
-    assert base_nodes == nodes
-    report.add(
-        "threes",
-        "decisions/s, net in the leaf layout",
-        len(threes_states) / seconds,
-        "code-major layout",
-        len(threes_states) / base_seconds,
     )
     return report
 

@@ -615,6 +615,27 @@ THREES_NET_STEPS = [
         "that run on to 7,240,500",
         "d3-tied-7022k.json",
     ),
+    (
+        "d3-nopreview-search-7426k.json",
+        "that run on to 7,426,000",
+        "d3-nopreview-search-7240k.json",
+    ),
+    (
+        "d3-nopreview-lr03-7550k.json",
+        "that run from 7,450,000 at a base learning rate of 0.03 instead of 0.1, "
+        "to 7,550,000",
+        "d3-nopreview-search-7426k.json",
+    ),
+    (
+        "d3-nopreview-lr01-7550k.json",
+        "the same from 7,450,000 at 0.01, to 7,550,000",
+        "d3-nopreview-search-7426k.json",
+    ),
+    (
+        "d3-nopreview-lr03-7550k.json",
+        "row 25's net, shipped since, against the net shipped before (row 10)",
+        "d3-ntc-7022k.json",
+    ),
 ]
 
 
@@ -655,47 +676,60 @@ def threes_net_steps(link) -> str:
     return _table(head, rows, right_from=2)
 
 
-#: Deeper searches over the shipped net on the strength benchmark's first games:
-#: (record in ``ntuple-threes-v2/phase3``, label).
+#: Searches on the strength benchmark's first games, paired with the default's
+#: record over the net shipped before (``ntuple-threes-v2/phase3/``, a copy of
+#: ``strength-threes-default.json`` as it stood then): (record there, label).
 THREES_DEFAULT_SEARCHES = [
-    ("search-d5-cut7e-3-seed0.json", "depth 5, cut-off 0.007"),
+    ("search-d5-cut7e-3-seed0.json", "depth 5, cut-off 0.007, the same net"),
 ]
+#: The default's record over the net shipped before (7,022,000 games).
+THREES_DEFAULT_BEFORE = "ntuple-threes-v2/phase3/default-7022k-seed0.json"
+
+
+def _record_row(label: str, games: list[dict]) -> tuple[list[str], np.ndarray]:
+    from playahead.evaluate.stats import bootstrap_mean_ci
+
+    scores = np.array([g["score"] for g in games], float)
+    tops = np.array([g["max_tile"] for g in games])
+    moves = np.array([g["moves"] for g in games], float)
+    ms = float((np.array([g["ms_per_move"] for g in games]) * moves).sum())
+    lo, hi = bootstrap_mean_ci(scores, np.random.default_rng(0), 2000)
+    row = [
+        label,
+        str(len(games)),
+        _num(scores.mean()),
+        _ci([lo, hi]),
+        f"{100 * (tops >= 3072).mean():.0f}%",
+        f"{100 * (tops >= 6144).mean():.0f}%",
+        _ms(ms / moves.sum() / 1000),
+    ]
+    return row, scores
 
 
 def threes_default_searches(link) -> str:
-    """The default Threes search (the first games of its strength record) against
-    deeper searches over the same net on the same games, paired."""
-    from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
+    """The default Threes search over the net shipped before (the first games of its
+    strength record) against a deeper search over the same net and against today's
+    default (over the net shipped now) on the same games, paired."""
+    from playahead.evaluate.stats import paired_difference
 
-    record = _load("strength-threes-default.json")
-    games = sorted(record["games"], key=lambda g: g["index"])
-    head = ["search over the shipped net", "games", "mean", "95% CI", "3072", "6144"]
-    head += ["ms/move", "vs the default, paired"]
+    before = _load(THREES_DEFAULT_BEFORE)
+    games = sorted(before["games"], key=lambda g: g["index"])
+    head = ["search", "games", "mean", "95% CI", "3072", "6144"]
+    head += ["ms/move", "vs the default before, paired"]
     rows = []
     for name, label in THREES_DEFAULT_SEARCHES:
         agent = _load(f"ntuple-threes-v2/phase3/{name}")["agents"][0]
         n = len(agent["scores"])
         base = games[:n]
         assert [g["index"] for g in base] == list(range(n)), "the record's games 0.."
-        scores = np.array([g["score"] for g in base], float)
-        tops = np.array([g["max_tile"] for g in base])
-        moves = np.array([g["moves"] for g in base], float)
-        ms = float((np.array([g["ms_per_move"] for g in base]) * moves).sum())
-        lo, hi = bootstrap_mean_ci(scores, np.random.default_rng(0), 2000)
+        row, scores = _record_row(
+            "the default before: depth 5, cut-off 0.01, over the net shipped before "
+            f"(its record's games 0-{n - 1})",
+            base,
+        )
+        rows.append([*row, ""])
         d, dlo, dhi = paired_difference(
             agent["scores"], scores, np.random.default_rng(0), 2000
-        )
-        rows.append(
-            [
-                f"the default: depth 5, cut-off 0.01 (its record's games 0-{n - 1})",
-                str(n),
-                _num(scores.mean()),
-                _ci([lo, hi]),
-                f"{100 * (tops >= 3072).mean():.0f}%",
-                f"{100 * (tops >= 6144).mean():.0f}%",
-                _ms(ms / moves.sum() / 1000),
-                "",
-            ]
         )
         rows.append(
             [
@@ -708,6 +742,19 @@ def threes_default_searches(link) -> str:
                 f"{d:+,.0f} {_ci([dlo, dhi])}",
             ]
         )
+    now = {g["index"]: g for g in _load("strength-threes-default.json")["games"]}
+    common = [g for g in games if g["index"] in now]
+    if common:
+        row, scores = _record_row(
+            f"the default before, on the {len(common)} games of the one now", common
+        )
+        rows.append([*row, ""])
+        row, mine = _record_row(
+            "the default now: the same search over the net shipped now",
+            [now[g["index"]] for g in common],
+        )
+        d, dlo, dhi = paired_difference(mine, scores, np.random.default_rng(0), 2000)
+        rows.append([*row, f"{d:+,.0f} {_ci([dlo, dhi])}"])
     return _table(head, rows, right_from=1)
 
 
