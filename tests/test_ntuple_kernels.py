@@ -52,6 +52,9 @@ def test_fast_lookups_read_what_value_reads(patterns):
         k.lookups(board, code, runs, 4, size, imgs, idx, 0, flat)
         want = [(p * 4 + code) * size + i for p, i in naive.indices(board, patterns)]
         assert idx.tolist() == want
+        leaf = np.empty_like(idx)
+        k.leaf_lookups(board, code, runs, 4, size, 1, 1, imgs, leaf, 0, flat)
+        assert leaf.tolist() == want  # the trainer's copy of the leaf's lookups
         got = k.fast_value(board, code, flat, runs, 4, size, imgs, idx)
         assert got == k.value(board, code, weights, cells)
 
