@@ -108,23 +108,15 @@ class Minimax(Planner):
         counters = np.zeros(3, dtype=np.int64)  # nodes, aborted, node limit
         n = root.mask.size
         best = (np.zeros(n), np.zeros(n, dtype=bool))
+
+        def negamax(s, depth, counts):
+            args = (-math.inf, math.inf, 1, order, tt_keys, tt_vals, tt_info, counts)
+            return _duels.negamax(game, s, depth, *args)
+
         # The first call loads (or compiles) the kernel: done here, on a limit of 0
         # nodes (it gives up at once and touches nothing), so that the node rate
         # measured below is the search's, not the loading's.
-        idle = np.zeros(3, dtype=np.int64)
-        _duels.negamax(
-            game,
-            state,
-            0,
-            -math.inf,
-            math.inf,
-            1,
-            order,
-            tt_keys,
-            tt_vals,
-            tt_info,
-            idle,
-        )
+        negamax(state, 0, np.zeros(3, dtype=np.int64))
         reached, start = 0, time.perf_counter()
         horizon = int(_duels.g_max_plies(game, state))
         target = min(self.depth or horizon, horizon)
@@ -134,19 +126,7 @@ class Minimax(Planner):
             values, exact = np.zeros(n), np.zeros(n, dtype=bool)
             for a in order[root.mask[order]]:
                 child = _duels.g_apply(game, state, a)
-                v, e = _duels.negamax(
-                    game,
-                    child,
-                    depth - 1,
-                    -math.inf,
-                    math.inf,
-                    1,
-                    order,
-                    tt_keys,
-                    tt_vals,
-                    tt_info,
-                    counters,
-                )
+                v, e = negamax(child, depth - 1, counters)
                 if counters[1]:
                     break
                 mover = _duels.g_player(game, child) == root.player
