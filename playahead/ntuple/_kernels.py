@@ -217,9 +217,8 @@ def lookups(board, code, runs, n_codes, size, imgs, idx, off, flat):
     ``value(board, code, ...)`` reads into ``idx[off:off + 8 * P]`` and prefetch
     them; ``n_codes, size = weights.shape[1:]``. These are the indices of
     :func:`leaf_lookups` with ``stage = code``, ``n_base = 1`` and ``stride = 1``
-    (tested), written out apart because the trainer's hot loop is faster without
-    the stride's multiply and the unused third run (timed over the same boards in
-    one process)."""
+    (tested), written out apart for the trainer's hot loop, which then has no
+    stride multiply and no unused third run."""
     images(board, imgs)
     q = off
     if runs.shape[1] <= 2:
