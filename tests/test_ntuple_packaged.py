@@ -286,3 +286,42 @@ def test_positions_played_on_from_saved_positions(tmp_path):
     )
     record = json.loads(out.with_suffix(".json").read_text())
     assert record["from_positions_sha256"] == sha256_of(path.read_bytes())
+
+
+def test_positions_of_a_records_games_stop_where_asked(tmp_path, capsys):
+    """``--games-of RECORD --reaching CARD --stop`` plays again the record's games
+    whose largest card reached CARD, with the record's agent and seed, and ends each
+    one at its kept position: that position is the game's own state at that move."""
+    import json
+
+    spec = "expectimax:depth=0,evaluator=features"
+    record = tmp_path / "strength.json"
+    games = [
+        {"index": 0, "max_tile": 12},
+        {"index": 1, "max_tile": 96},
+        {"index": 2, "max_tile": 48},
+    ]
+    record.write_text(
+        json.dumps({"env": "Threes-v0", "seed": 3, "agent": spec, "games": games})
+    )
+    out = tmp_path / "first.npz"
+    argv = ["--games-of", str(record), "--reaching", "48", "--seed", "3"]
+    argv += ["--from-card", "24", "--per-game", "1", "--stop", "--out", str(out)]
+    assert positions_main(argv) == 0
+    arrays = load_positions(out)
+    rows = json.loads(out.with_suffix(".json").read_text())["games"]
+    assert [r["index"] for r in rows] == [1, 2]
+    assert list(arrays["game"]) == [1, 2]
+    for j, row in enumerate(rows):
+        assert row["moves"] == int(arrays["move"][j])  # stopped at the kept position
+        seen = _replayed(spec, 3, row["index"], row["moves"] + 1)
+        assert seen[row["moves"]] == (int(arrays["board"][j]), int(arrays["cards"][j]))
+        assert int(arrays["top"][j]) == CARD_AT_LEAST_24  # the first 24
+    for bad, message in (
+        (["--seed", "4"], "played at seed 3"),
+        (["--agent", "greedy"], "replay with that agent"),
+        (["--reaching", "768"], "no game of"),
+    ):
+        with pytest.raises(SystemExit):
+            positions_main([*argv, *bad])
+        assert message in capsys.readouterr().err

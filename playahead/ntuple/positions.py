@@ -21,6 +21,13 @@ agent's own play). ``--subset-of FILE`` plays nothing: it writes the positions o
 ``FILE`` whose largest card is at least ``--from-card`` (e.g. the 3072 and 6144
 positions of a 1536 set, to train the late stages), its record naming ``FILE``'s
 sha256 and command.
+
+``--games-of RECORD --reaching CARD`` plays again only the games of a strength record
+(``benchmarks/results/strength-*.json``, with its agent and seed) whose largest card
+reached ``CARD``, and ``--stop`` ends each game once it has kept ``--per-game``
+positions: ``--games-of strength-threes-default.json --from-card 6144 --per-game 1
+--stop`` gives the position where each of the default's games first made a 6144, to
+play on from (``--from-positions``) with another net or search.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +64,7 @@ def _rank(card) -> int:
 
 def collect_positions(
     agent: str,
-    games: int,
+    games: int | Sequence[int],
     seed: int = 0,
     *,
     from_card: int = 1536,
@@ -64,12 +72,15 @@ def collect_positions(
     per_game: int = 40,
     progress: bool = False,
     starts: dict[str, np.ndarray] | None = None,
+    stop: bool = False,
 ) -> tuple[dict[str, np.ndarray], list[dict]]:
-    """Play ``games`` seeded Threes games with ``agent`` and keep late positions.
+    """Play seeded Threes games with ``agent`` and keep late positions.
 
     Args:
         agent: an agent spec (e.g. ``"expectimax:depth=2,evaluator=features"``).
-        games: games to play (game ``i`` is game ``i`` of ``playahead evaluate``).
+        games: how many games to play, ``0 .. games-1``, or the game indices to play
+            (game ``i`` is game ``i`` of ``playahead evaluate``, so a strength
+            record's games reaching a card can be played again to it).
         seed: the evaluation's root seed.
         from_card: keep positions from the move where the largest card first reaches
             this value (a card value: 1536, 3072, ...).
@@ -80,7 +91,10 @@ def collect_positions(
             starts from position ``i`` (the env seeded as game ``i`` of the
             evaluation, so its cards are drawn afresh from the deck counts) and keeps
             one position every ``every`` moves from then on (not the start itself),
-            while its largest card is at least ``from_card``.
+            while its largest card is at least ``from_card``. With game indices,
+            the ``k``-th game played starts from position ``k``.
+        stop: end each game once it has kept ``per_game`` positions (its row then
+            gives the score and length where it stopped).
 
     Returns:
         ``(arrays, rows)``: the arrays of :data:`FIELDS` and one summary dict per game
@@ -91,30 +105,35 @@ def collect_positions(
     """
     from playahead.evaluate.play import build_agent, game_seeds
 
-    for name, v in (("games", games), ("every", every), ("per_game", per_game)):
+    indices = list(range(games)) if isinstance(games, int) else list(games)
+    count = games if isinstance(games, int) else max(len(indices), 1)
+    for name, v in (("games", count), ("every", every), ("per_game", per_game)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+    if any(isinstance(i, bool) or not isinstance(i, int) or i < 0 for i in indices):
+        raise ValueError(f"game indices must be integers >= 0, got {games!r}")
     import gymnasium as gym
 
     import playahead.envs  # noqa: F401  (registers Threes-v0)
 
     first_rank = _rank(from_card)
-    if starts is not None and games > starts["board"].size:
+    if starts is not None and len(indices) > starts["board"].size:
         raise ValueError(
-            f"games {games} is more than the {starts['board'].size} start positions"
+            f"games {len(indices)} is more than the {starts['board'].size} start "
+            "positions"
         )
     env = gym.make("Threes-v0")
     kept: dict[str, list] = {k: [] for k in FIELDS}
     rows = []
-    for i in range(games):
+    for k, i in enumerate(indices):
         env_seed, agent_seed, _ = game_seeds(seed, i)
         env.reset(seed=env_seed)
         moves, taken, next_at = 0, 0, None
         if starts is not None:
             start = dataclasses.replace(
                 env.unwrapped.clone_state(),
-                board=int(starts["board"][i]),
-                cards=int(starts["cards"][i]),
+                board=int(starts["board"][k]),
+                cards=int(starts["cards"][k]),
                 moves=0,
             )
             env.unwrapped.restore_state(start)
@@ -138,6 +157,8 @@ def collect_positions(
                     kept[key].append(value)
                 taken += 1
                 next_at += every
+                if stop and taken == per_game:
+                    break
             _, _, term, trunc, info = env.step(player.act(env))
             moves += 1
             if term or trunc:
@@ -223,6 +244,53 @@ def load_positions(path: str | Path) -> dict[str, np.ndarray]:
     return arrays
 
 
+def _games_of(
+    path: str, reaching: int, seed: int, agent: str | None
+) -> tuple[list[int], str, dict]:
+    """The indices of a strength record's games whose largest card reached
+    ``reaching``, the record's agent, and what the positions record says of their
+    source.
+
+    Raises:
+        ValueError: an unreadable record, one of another seed, agent or game, or no
+            game that reached the card.
+    """
+    from playahead.ntuple.packaged import sha256_of
+
+    _rank(reaching)
+    source = Path(path)
+    try:
+        data = source.read_bytes()
+        record = json.loads(data)
+        env = record.get("env")
+        rows = record["games"]
+        indices = [
+            int(g["index"]) for g in rows if int(g.get("max_tile", 0)) >= reaching
+        ]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+        raise ValueError(f"{path} cannot be read as a strength record ({err})") from err
+    if env != "Threes-v0":
+        raise ValueError(f"{path} is a record of {env!r}, not of Threes-v0")
+    if record.get("seed") != seed:
+        raise ValueError(f"{path} was played at seed {record.get('seed')}, not {seed}")
+    if agent is not None and agent != record.get("agent"):
+        raise ValueError(
+            f"{path} is a record of {record.get('agent')!r}; its games replay with "
+            f"that agent, not {agent!r} (leave --agent out)"
+        )
+    if not indices:
+        raise ValueError(f"no game of {path} reached {reaching}")
+    return (
+        indices,
+        str(record["agent"]),
+        {
+            "games_of": source.name,
+            "games_of_sha256": sha256_of(data),
+            "reaching": reaching,
+        },
+    )
+
+
 def main(argv=None) -> int:
     import argparse
     import shlex
@@ -232,7 +300,12 @@ def main(argv=None) -> int:
         prog="python -m playahead.ntuple.positions",
         description="late-game Threes positions from seeded games",
     )
-    parser.add_argument("--agent", default="expectimax:depth=2,evaluator=features")
+    parser.add_argument(
+        "--agent",
+        default=None,
+        help="agent spec (default expectimax:depth=2,evaluator=features; with "
+        "--games-of, the record's agent)",
+    )
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--from-card", type=int, default=1536)
@@ -244,6 +317,23 @@ def main(argv=None) -> int:
         metavar="FILE",
         help="game i plays on from FILE's position i (keeping one every --every "
         "moves after it) instead of from a new deal",
+    )
+    parser.add_argument(
+        "--games-of",
+        metavar="RECORD",
+        help="play the games of this strength record (its seed) that reached "
+        "--reaching, instead of games 0 .. --games-1",
+    )
+    parser.add_argument(
+        "--reaching",
+        type=int,
+        default=6144,
+        help="with --games-of: the card a game must have reached (default 6144)",
+    )
+    parser.add_argument(
+        "--stop",
+        action="store_true",
+        help="end each game once it has kept --per-game positions",
     )
     parser.add_argument(
         "--subset-of",
@@ -278,42 +368,48 @@ def main(argv=None) -> int:
         save_positions(a.out, arrays, record)
         print(f"{arrays['board'].size} positions of {source.name} -> {a.out}")
         return 0
-    starts, source = None, {}
+    starts, source, games = None, {}, a.games
+    agent = a.agent or "expectimax:depth=2,evaluator=features"
     try:
+        if a.games_of is not None:
+            games, agent, source = _games_of(a.games_of, a.reaching, a.seed, a.agent)
         if a.from_positions is not None:
             from playahead.ntuple.packaged import sha256_of
 
             starts = load_positions(a.from_positions)
             path = Path(a.from_positions)
             source = {
+                **source,
                 "from_positions": path.name,
                 "from_positions_sha256": sha256_of(path.read_bytes()),
             }
         arrays, rows = collect_positions(
-            a.agent,
-            a.games,
+            agent,
+            games,
             a.seed,
             from_card=a.from_card,
             every=a.every,
             per_game=a.per_game,
             progress=True,
             starts=starts,
+            stop=a.stop,
         )
     except ValueError as err:
         parser.error(str(err))
     record = {
         "command": command,
-        "agent": a.agent,
+        "agent": agent,
         "seed": a.seed,
         "from_card": a.from_card,
         "every": a.every,
         "per_game": a.per_game,
+        "stop": a.stop,
         **source,
         "positions": int(arrays["board"].size),
         "games": rows,
     }
     save_positions(a.out, arrays, record)
-    print(f"{arrays['board'].size} positions from {a.games} games -> {a.out}")
+    print(f"{arrays['board'].size} positions from {len(rows)} games -> {a.out}")
     return 0
 
 
