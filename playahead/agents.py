@@ -151,6 +151,19 @@ def takes_option(spec: str, option: str) -> bool:
     return any(p.name == option or p.kind is p.VAR_KEYWORD for p in params)
 
 
+def option_default(spec: str, option: str) -> Any:
+    """The default of ``option`` in the signature of the agent named in ``spec``
+    (None for an unknown name, an option it does not take, or one without a
+    default)."""
+    name, _ = parse_spec(spec)
+    _load_builtins()
+    entry = _REGISTRY.get(name)
+    if entry is None:
+        return None
+    param = inspect.signature(entry.factory).parameters.get(option)
+    return None if param is None or param.default is param.empty else param.default
+
+
 def check_spec(spec: str, **overrides: Any) -> tuple[str, dict[str, Any]]:
     """``(name, options)`` of ``spec`` once the name is registered and every option is
     one its factory takes (nothing is built: a spec can be checked before it is used).

@@ -111,6 +111,7 @@ def decisions(env_id: str, spec: str, moves: int) -> list[tuple]:
         ("Threes-v0", "mcts"),
         ("2048-v0", "lookahead"),
         ("TicTacToe-v0", "minimax"),
+        ("ConnectFour-v0", "minimax:budget=300000"),
     ],
 )
 def test_other_planners_defaults_read_no_clock(env_id, spec, monkeypatch):
@@ -122,3 +123,24 @@ def test_other_planners_defaults_read_no_clock(env_id, spec, monkeypatch):
     for a, b in zip(plain, fast, strict=True):
         assert a[0] == b[0] and a[2] == b[2]
         np.testing.assert_array_equal(a[1], b[1])
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_minimax_budget_stops_the_deepening_by_count(compiled, monkeypatch):
+    """``minimax:budget=N`` plays the deepest iteration completed within N nodes,
+    compiled or through clone/restore, and the same one under fast clocks."""
+    env = gym.make("ConnectFour-v0")
+    env.reset(seed=0)
+    budget = 30_000 if compiled else 3_000
+    spec = f"minimax:budget={budget},compiled={compiled}"
+    with monkeypatch.context() as patch:
+        fast_clocks(patch)
+        fast = make_agent(spec, seed=0).analyze(env)
+    plain = make_agent(spec, seed=0).analyze(env)
+    assert 1 < plain.stats["depth"] and plain.stats["nodes"] <= budget
+    assert plain.stats["budget"] == budget and plain.stats["budget_cut"]
+    deeper = make_agent(f"minimax:depth={plain.stats['depth'] + 1}", seed=0)
+    assert deeper.analyze(env).stats["nodes"] > budget  # the next depth did not fit
+    fast.stats.pop("seconds"), plain.stats.pop("seconds")
+    assert (fast.action, fast.stats) == (plain.action, plain.stats)
+    np.testing.assert_array_equal(fast.values, plain.values)

@@ -13,7 +13,7 @@ import pytest
 from playahead.agents import Analysis
 from playahead.planners.expectimax import AUTO_BUDGET, DEFAULT_BUDGET, LEARNED_AUTO
 from playahead.tools import hint as hint_tool
-from playahead.tools.games import MAX_NODES, format_value
+from playahead.tools.games import DEFAULT_NODES, MAX_NODES, format_value
 from playahead.tools.hint import Hint, MoveHint, hint
 from playahead.tools.positions import MAX_BOARD_FILE, position, read_board
 from tests.test_expectimax_clocks import fast_clocks
@@ -379,9 +379,28 @@ def test_board_files_are_read_bounded(tmp_path):
 
 
 def test_a_spec_without_a_time_limit_gets_the_hints_default():
-    assert hint_tool.capped_budget("minimax") == {"time_limit": 10.0}
-    assert hint_tool.capped_budget("minimax:time_limit=none") == {"time_limit": 10.0}
-    assert hint_tool.capped_budget("minimax:time_limit=2") == {}
+    assert hint_tool.capped_budget("mcts") == {"time_limit": 10.0}
+    assert hint_tool.capped_budget("mcts:time_limit=none") == {"time_limit": 10.0}
+    assert hint_tool.capped_budget("mcts:time_limit=2") == {}
+
+
+def test_minimax_is_bounded_by_a_count_unless_a_clock_is_asked_for():
+    nodes = {"budget": DEFAULT_NODES}
+    assert hint_tool.capped_budget("minimax") == nodes
+    assert hint_tool.capped_budget("minimax:depth=10") == nodes
+    assert hint_tool.capped_budget("minimax:budget=1000") == {}
+    assert hint_tool.capped_budget("minimax:budget=none") == {"budget": MAX_NODES}
+    assert hint_tool.capped_budget("minimax:time_limit=2") == nodes
+    assert hint_tool.capped_budget("minimax:time_limit=none") == nodes | {
+        "time_limit": 10.0
+    }
+
+
+def test_a_minimax_hint_cut_by_its_budget_says_so():
+    empty = "/".join(["......."] * 6)
+    cut = hint("connect4", empty, agent="minimax:depth=12,budget=20000")
+    assert "node budget (20,000 nodes) stopped the search" in cut.note
+    assert hint("connect4", empty, agent="minimax:depth=2").note == ""
 
 
 def test_a_search_cut_by_its_time_limit_says_so():

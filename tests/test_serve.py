@@ -362,6 +362,22 @@ def test_expectimax_is_bounded_by_its_node_budget_not_by_a_clock():
     assert built("mcts", {}).time_limit == 3.0  # no node budget: the clock as before
 
 
+def test_minimax_is_bounded_by_a_node_count_capped_for_its_node_cost():
+    from playahead.tools.games import DEFAULT_NODES
+
+    def built(spec, settings, seconds=3.0):
+        return api.build_planner(spec, settings, np.random.default_rng(0), seconds)
+
+    agent = built("minimax", {})
+    assert agent.time_limit is None and agent.budget == DEFAULT_NODES
+    assert built("minimax", {"budget": None}).budget == models.node_cap(3.0)
+    cap = models.PLANNER_CAPS["minimax"]["budget"]
+    assert models.node_cap(10.0) > cap == built("minimax:budget=none", {}, 10.0).budget
+    with pytest.raises(api.ApiError, match="minimax budget must be at most"):
+        built("minimax", {"budget": cap + 1}, 10.0)
+    assert built("minimax", {"time_limit": 1.0}).time_limit == 1.0
+
+
 def _deep_hint(budget):
     view = ok("/api/new", {"game": "2048", "seed": 4})
     settings = {"prob_cutoff": 1e-12, "budget": budget, "seed": 0}

@@ -113,6 +113,7 @@ def test_budgets_over_their_caps_are_refused(server, agent, settings, status, me
         ("lookahead", {"depth": 4, "n_sims": None, "time_limit": None}),
         ("expectimax:time_limit=none", {"depth": 6}),
         ("minimax:time_limit=none", {}),
+        ("minimax:budget=none", {}),
     ],
 )
 def test_open_budgets_get_a_capped_answer(server, agent, settings):

@@ -56,7 +56,8 @@ def test_a_search_past_the_deadline_is_killed_and_its_worker_replaced():
     try:
         wait_ready(url)
         view = call(url, "api/new", {"game": "connect4", "side": None})[1]
-        body = {"game": "connect4", "state": view["state"], "agent": "minimax"}
+        spec = "minimax:budget=none"  # the server's node cap: seconds of search
+        body = {"game": "connect4", "state": view["state"], "agent": spec}
         status, data, _ = call(url, "api/hint", body)
         assert status == 504 and "deadline" in data["error"]
         assert call(url, "api/new", {"game": "nim"})[0] == 200  # served meanwhile
@@ -115,7 +116,8 @@ def test_the_pool_says_busy_rather_than_queueing_forever():
         while pool.status()["idle"] < 1:
             await asyncio.sleep(0.05)
         view = api.handle("/api/new", {"game": "connect4", "side": None})[1]
-        body = {"game": "connect4", "state": view["state"], "agent": "minimax"}
+        spec = "minimax:budget=none"  # the server's node cap: seconds of search
+        body = {"game": "connect4", "state": view["state"], "agent": spec}
         long = asyncio.create_task(pool.run("/api/hint", body))  # 3 s > deadline
         await asyncio.sleep(0.1)
         waiting = asyncio.create_task(pool.run("/api/hint", body))

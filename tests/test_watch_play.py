@@ -17,6 +17,7 @@ from playahead.games import twenty48
 from playahead.planners.expectimax import AUTO_BUDGET
 from playahead.tools import play, watch
 from playahead.tools.games import (
+    DEFAULT_NODES,
     DEFAULT_SECONDS,
     GAMES,
     choose,
@@ -362,10 +363,12 @@ def test_play_checks_its_specs_before_it_asks_for_a_terminal():
 
 
 def test_watch_and_play_bound_every_agent_as_hint_does():
-    session = _session("connect4", agent="minimax", opponent="mcts:n_simulations=50")
+    session = _session("connect4", agent="mcts:n_simulations=50", opponent="minimax")
     # no node budget: the hint's clock, as a cap, unless the spec sets one
     assert session.agent.time_limit == DEFAULT_SECONDS
-    assert session.opponent.time_limit == DEFAULT_SECONDS
+    # minimax: a count of nodes, no clock
+    assert session.opponent.time_limit is None
+    assert session.opponent.budget == DEFAULT_NODES
     assert _session("nim", agent="minimax:time_limit=2").agent.time_limit == 2
     # a node budget: bounded by it, no clock
     for spec in ("expectimax", "expectimax:depth=12,prob_cutoff=0"):

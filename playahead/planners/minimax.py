@@ -5,9 +5,14 @@ Every legal move at the root is searched with a full window, so each gets its ex
 value at the searched depth. Depths 1, 2, ... are searched until ``depth`` plies, the
 time limit, or the moment every root value is *exact* (no static evaluation was used
 below it). With ``depth=None`` the planner solves the game: one search as deep as the
-game can last (iterative deepening only with a ``time_limit``). Tic-tac-toe, Nim and
-Chips are solved in a blink; Connect Four needs a ``depth`` (or ``time_limit``), below
-which positions are scored by counting open lines of four.
+game can last (iterative deepening only with a ``budget`` or a ``time_limit``).
+Tic-tac-toe, Nim and Chips are solved in a blink; Connect Four needs a ``depth`` (or a
+``budget``), below which positions are scored by counting open lines of four.
+
+``budget`` bounds a decision by a count of nodes, never a clock: the deepest iteration
+completed within that many nodes is played (depth 1 always completes), so a seed gives
+the same move on any machine and under any load. ``time_limit`` is the clock option a
+user picks knowingly; with both, whichever ends first stops the deepening.
 
 Values are results for the player to move: 1 (a proven win), -1 (a proven loss), 0 (a
 proven draw) or a static evaluation in (-1, 1) (``value_kind="heuristic"``);
@@ -51,6 +56,11 @@ class Minimax(Planner):
         time_limit: seconds per decision, or None. The deepest completed iteration is
             used; depth 1 always completes.
         compiled: use compiled kernels for playahead's games.
+        budget: nodes per decision (an integer, at least 1), or None for no count.
+            The deepest iteration completed within it is used; depth 1 always
+            completes. ``stats["nodes"]`` counts the nodes of every iteration,
+            the abandoned one included; ``stats["budget_cut"]`` says whether the
+            budget abandoned one.
     """
 
     name = "minimax"
@@ -61,9 +71,11 @@ class Minimax(Planner):
         seed: int | None = None,
         time_limit: float | None = None,
         compiled: bool = True,
+        budget: int | None = None,
     ):
         super().__init__(seed, time_limit, compiled)
         self.depth = check_positive("depth", depth, allow_none=True)
+        self.budget = check_positive("budget", budget, allow_none=True)
         # (rules, transposition table), kept from one decision to the next
         self._tt = None
 
@@ -81,7 +93,7 @@ class Minimax(Planner):
             values[exact & ~won] = 0.0
             plies = np.where(won, _duels.WIN - np.abs(scores), 0)
         else:
-            search = _GenericAlphaBeta(root, rng, self.depth)
+            search = _GenericAlphaBeta(root, rng, self.depth, self.budget)
             scores, exact, stats = search.run(deadline)
             scores = values = masked(scores, root.mask)
             plies = np.zeros(root.mask.size)
@@ -120,9 +132,10 @@ class Minimax(Planner):
         reached, start = 0, time.perf_counter()
         horizon = int(_duels.g_max_plies(game, state))
         target = min(self.depth or horizon, horizon)
-        first = target if self.depth is None and deadline == math.inf else 1
+        unbounded = deadline == math.inf and self.budget is None
+        first = target if self.depth is None and unbounded else 1
         for depth in range(first, target + 1):
-            counters[2] = _node_limit(counters[0], start, deadline, depth)
+            counters[2] = _node_limit(counters[0], start, deadline, depth, self.budget)
             values, exact = np.zeros(n), np.zeros(n, dtype=bool)
             for a in order[root.mask[order]]:
                 child = _duels.g_apply(game, state, a)
@@ -137,17 +150,30 @@ class Minimax(Planner):
             best, reached = (values, exact), depth
             if exact[root.mask].all() or time.perf_counter() > deadline:
                 break
-        stats = {"nodes": int(counters[0]), "depth": reached}
-        return best[0], best[1], stats
+        cut = bool(counters[1]) and _spent(int(counters[0]), self.budget)
+        stats = {"nodes": int(counters[0]), "depth": reached, "budget": self.budget}
+        return best[0], best[1], stats | {"budget_cut": cut}
 
 
-def _node_limit(nodes: int, start: float, deadline: float, depth: int) -> int:
-    """Total nodes the next iteration may reach: unlimited without a deadline or at
-    depth 1, else the nodes the remaining time allows at the speed measured so far."""
-    if deadline == math.inf or depth == 1:
+def _spent(nodes: int, budget: int | None) -> bool:
+    """Whether an abandoned iteration was stopped by the node budget (not the clock)."""
+    return budget is not None and nodes >= budget
+
+
+def _node_limit(
+    nodes: int, start: float, deadline: float, depth: int, budget: int | None = None
+) -> int:
+    """Total nodes the next iteration may reach: unlimited at depth 1, else the
+    ``budget`` (nodes per decision, counted from its start) and, with a deadline, the
+    nodes the remaining time allows at the speed measured so far, whichever is less."""
+    if depth == 1:
         return 1 << 62
+    limit = 1 << 62 if budget is None else budget
+    if deadline == math.inf:
+        return limit
     elapsed = max(time.perf_counter() - start, 1e-4)
-    return nodes + int(max(deadline - time.perf_counter(), 0.0) * nodes / elapsed)
+    timed = nodes + int(max(deadline - time.perf_counter(), 0.0) * nodes / elapsed)
+    return min(limit, timed)
 
 
 class _GenericAlphaBeta:
@@ -156,9 +182,11 @@ class _GenericAlphaBeta:
     and there is no static evaluation (0 at the horizon) and no preference for sooner
     wins."""
 
-    def __init__(self, root: Root, rng, depth: int | None):
+    def __init__(self, root: Root, rng, depth: int | None, budget: int | None = None):
         self.model = GenericGame(root.env, rng)
         self.root, self.max_depth = root, depth
+        self.budget = budget
+        self.limit = 1 << 62  # nodes the current iteration may reach
         self.deadline = math.inf
         self.tt: dict = {}
         self.nodes = 0
@@ -166,9 +194,11 @@ class _GenericAlphaBeta:
     def run(self, deadline: float):
         n = self.root.mask.size
         best = (np.zeros(n), np.zeros(n, dtype=bool))
-        reached = 0
+        reached, cut = 0, False
         for depth in range(1, (self.max_depth or 10_000) + 1):
             self.deadline = deadline if depth > 1 else math.inf
+            if depth > 1 and self.budget is not None:
+                self.limit = self.budget
             values, exact = np.zeros(n), np.zeros(n, dtype=bool)
             try:
                 for a in self.root.legal:
@@ -181,11 +211,13 @@ class _GenericAlphaBeta:
                         math.inf,
                     )
             except _Timeout:
+                cut = _spent(self.nodes, self.budget)
                 break
             best, reached = (values, exact), depth
             if exact[self.root.mask].all() or time.perf_counter() > deadline:
                 break
-        return best[0], best[1], {"nodes": self.nodes, "depth": reached}
+        stats = {"nodes": self.nodes, "depth": reached, "budget": self.budget}
+        return best[0], best[1], stats | {"budget_cut": cut}
 
     def _move(self, state, action, mover, depth, alpha, beta):
         """Value for ``mover`` of ``action`` in ``state`` and whether it is exact."""
@@ -201,6 +233,8 @@ class _GenericAlphaBeta:
 
     def _negamax(self, state, depth, alpha, beta):
         self.nodes += 1
+        if self.nodes >= self.limit:
+            raise _Timeout
         if self.nodes % 256 == 0 and time.perf_counter() > self.deadline:
             raise _Timeout
         legal = np.flatnonzero(self.model.legal(state))

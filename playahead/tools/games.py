@@ -70,7 +70,7 @@ GAMES: dict[str, Game] = {
             "playahead.envs.tictactoe:TicTacToeEnv",
             2,
             {"size": int},
-            ("minimax:time_limit=5", "mcts:n_simulations=2000"),
+            ("minimax", "mcts:n_simulations=2000"),
         ),
         Game(
             "connect4",
@@ -78,7 +78,7 @@ GAMES: dict[str, Game] = {
             "playahead.envs.connect_four:ConnectFourEnv",
             2,
             {},
-            ("minimax:time_limit=2", "mcts:n_simulations=2000"),
+            ("minimax", "mcts:n_simulations=2000"),
         ),
         Game(
             "nim",
@@ -86,7 +86,7 @@ GAMES: dict[str, Game] = {
             "playahead.envs.nim:NimEnv",
             2,
             {"n": int, "k": int, "misere": bool},
-            ("minimax:time_limit=5", "mcts:n_simulations=2000"),
+            ("minimax", "mcts:n_simulations=2000"),
         ),
         Game(
             "chips",
@@ -94,7 +94,7 @@ GAMES: dict[str, Game] = {
             "playahead.envs.nim:ChipsEnv",
             2,
             {"n": int, "rule": str},
-            ("minimax:time_limit=5", "mcts:n_simulations=2000"),
+            ("minimax", "mcts:n_simulations=2000"),
         ),
     )
 }
@@ -291,6 +291,11 @@ MAX_NODES = 300_000_000
 #: a node, as above), so that a request's ``budget`` (at most this many nodes per second
 #: of ``--max-seconds``) ends before its worker is killed.
 NODES_PER_SECOND = 5_000_000
+#: Nodes a search of ``hint``, ``watch``, ``play`` or ``serve`` gets when a planner
+#: with a node budget has none by default and the spec sets none (``minimax``): about
+#: a second of Connect Four search on this project's machine, deep enough to solve
+#: tic-tac-toe, Nim and Chips positions.
+DEFAULT_NODES = 5_000_000
 #: Seconds a search of ``hint``, ``watch`` or ``play`` takes at most when the agent
 #: spec sets no ``time_limit`` and the planner has no node budget, and the most a spec
 #: may set.
@@ -313,14 +318,15 @@ def counts_nodes(spec: str) -> bool:
 def node_bound(spec: str, options: dict[str, Any]) -> dict[str, Any]:
     """Overrides that keep a planner with a node budget within it (``{}`` for other
     planners): ``bounded=True`` where the planner takes it (expectimax: a fixed
-    ``depth`` stops at the budget too), and :data:`MAX_NODES` for a ``budget`` of
-    none. ``options`` are the spec's (and a request's) options; a ``budget`` over
-    :data:`MAX_NODES` is the caller's to refuse.
+    ``depth`` stops at the budget too), :data:`MAX_NODES` for a ``budget`` of none,
+    and :data:`DEFAULT_NODES` where neither the options nor the planner's defaults
+    set one (minimax). ``options`` are the spec's (and a request's) options; a
+    ``budget`` over :data:`MAX_NODES` is the caller's to refuse.
 
     Raises:
         ValueError: ``bounded`` set to anything but true.
     """
-    from playahead.agents import takes_option
+    from playahead.agents import option_default, takes_option
 
     if not counts_nodes(spec):
         return {}
@@ -334,6 +340,8 @@ def node_bound(spec: str, options: dict[str, Any]) -> dict[str, Any]:
         out["bounded"] = True
     if "budget" in options and options["budget"] is None:
         out["budget"] = MAX_NODES
+    elif "budget" not in options and option_default(spec, "budget") is None:
+        out["budget"] = DEFAULT_NODES
     return out
 
 

@@ -30,7 +30,8 @@ Inputs and search are capped: piles up to 100, board files up to 64 KiB (see
 :data:`~playahead.tools.games.MAX_BUDGETS` (``watch`` and ``play`` apply the same caps:
 :func:`~playahead.tools.games.capped_budget`). A planner with a node budget
 (``expectimax``: ``budget``, by default 30,000,000 nodes, fewer for the automatic
-depth with learned leaves on Threes; at most
+depth with learned leaves on Threes; ``minimax``: ``budget``, here by default
+:data:`~playahead.tools.games.DEFAULT_NODES`; at most
 :data:`~playahead.tools.games.MAX_NODES`) searches within that count and reads no
 clock, so the same position, agent and seed give the same hint on any machine and
 under any load; a fixed ``depth`` stops at the budget too (``bounded=True``: the

@@ -2,8 +2,8 @@
 
 ``python -m playahead.tools.serve.loadtest`` (``make loadtest``) starts ``playahead
 serve`` on a free loopback port in a child process, keeps one capped search running
-(a minimax hint whose ``time_limit`` the request leaves open, so it runs to the
-server's cap), and meanwhile lets ``--clients`` threads play games through the API
+(a minimax hint whose ``time_limit`` and ``budget`` the request leaves open, so it
+runs to the server's cap), and meanwhile lets ``--clients`` threads play games through the API
 (new games, moves, a few small hints) until ``--requests`` requests are done. It
 prints requests per second, errors (any answer but 200, or a dropped connection) and
 latency percentiles, overall and while the capped search was running. The run is
@@ -271,11 +271,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 class CappedSearch(threading.Thread):
-    """A hint that leaves its budget open (``minimax:time_limit=none`` on an empty
-    Connect Four board: it deepens until the server's cap stops it); it is running
-    once the constructor returns."""
+    """A hint that leaves its budget open (``minimax:time_limit=none,budget=none`` on
+    an empty Connect Four board: it deepens until the server's cap stops it); it is
+    running once the constructor returns."""
 
-    SPEC = "minimax:time_limit=none"
+    SPEC = "minimax:time_limit=none,budget=none"
 
     def __init__(self, base: str, seed: int = 0):
         super().__init__(daemon=True)

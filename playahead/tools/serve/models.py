@@ -40,8 +40,13 @@ CAPS = {
 }
 
 #: Tighter caps of one planner (lookahead's work grows as moves ** depth, without
-#: looking at the clock inside a sample; expectimax's as chance ** depth).
-PLANNER_CAPS = {"lookahead": {"depth": 4}, "expectimax": {"depth": 6}}
+#: looking at the clock inside a sample; expectimax's as chance ** depth; a minimax
+#: node costs more than the 200 ns of :data:`~playahead.tools.games.NODES_PER_SECOND`).
+PLANNER_CAPS = {
+    "lookahead": {"depth": 4},
+    "expectimax": {"depth": 6},
+    "minimax": {"budget": 20_000_000},
+}
 #: Count settings whose ``None`` means "until the time limit": ``None`` becomes the cap.
 OPEN_ENDED = ("n_simulations", "n_rollouts", "n_sims")
 
@@ -209,6 +214,7 @@ def capped_settings(
             given[key] = CAPS[key]
     given |= node_bound(planner, given)
     if counts_nodes(planner):
+        nodes = min(nodes, PLANNER_CAPS.get(planner, {}).get("budget", nodes))
         if "budget" in given:  # none: node_bound made it MAX_NODES
             given["budget"] = min(given["budget"], nodes)
         else:
