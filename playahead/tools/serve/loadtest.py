@@ -3,8 +3,9 @@
 ``python -m playahead.tools.serve.loadtest`` (``make loadtest``) starts ``playahead
 serve`` on a free loopback port in a child process, keeps one capped search running
 (a minimax hint whose ``time_limit`` and ``budget`` the request leaves open, so it
-runs to the server's cap), and meanwhile lets ``--clients`` threads play games through the API
-(new games, moves, a few small hints) until ``--requests`` requests are done. It
+runs to the server's cap), and meanwhile lets ``--clients`` threads play games
+through the API (new games, moves, a few small hints) until ``--requests`` requests
+are done. It
 prints requests per second, errors (any answer but 200, or a dropped connection) and
 latency percentiles, overall and while the capped search was running. The run is
 bounded: at most ``--requests`` requests and ``--max-seconds`` seconds.
