@@ -633,7 +633,7 @@ THREES_NET_STEPS = [
     ),
     (
         "d3-nopreview-lr03-7550k.json",
-        "row 25's net, shipped since, against the net shipped before (row 10)",
+        "row 25's net, shipped next, against the net shipped before (row 10)",
         "d3-ntc-7022k.json",
     ),
 ]
@@ -684,6 +684,11 @@ THREES_DEFAULT_SEARCHES = [
 ]
 #: The default's record over the net shipped before (7,022,000 games).
 THREES_DEFAULT_BEFORE = "ntuple-threes-v2/phase3/default-7022k-seed0.json"
+#: The default's records over the nets shipped between that one and today's:
+#: (record, the net's name), in the order they shipped.
+THREES_DEFAULT_LATER = [
+    ("ntuple-threes-v2/phase4/default-7550k-seed0.json", "the net of 7,550,000 games"),
+]
 
 
 def _record_row(label: str, games: list[dict]) -> tuple[list[str], np.ndarray]:
@@ -749,12 +754,80 @@ def threes_default_searches(link) -> str:
             f"the default before, on the {len(common)} games of the one now", common
         )
         rows.append([*row, ""])
+        for record, net in THREES_DEFAULT_LATER:
+            later = {g["index"]: g for g in _load(record)["games"]}
+            label = f"the default over {net}: the same search"
+            row, mine = _record_row(label, [later[g["index"]] for g in common])
+            d, dlo, dhi = paired_difference(
+                mine, scores, np.random.default_rng(0), 2000
+            )
+            rows.append([*row, f"{d:+,.0f} {_ci([dlo, dhi])}"])
         row, mine = _record_row(
             "the default now: the same search over the net shipped now",
             [now[g["index"]] for g in common],
         )
         d, dlo, dhi = paired_difference(mine, scores, np.random.default_rng(0), 2000)
         rows.append([*row, f"{d:+,.0f} {_ci([dlo, dhi])}"])
+        last, net = THREES_DEFAULT_LATER[-1]
+        later = {g["index"]: g for g in _load(last)["games"]}
+        base = np.array([later[g["index"]]["score"] for g in common], float)
+        d, dlo, dhi = paired_difference(mine, base, np.random.default_rng(0), 2000)
+        label = f"the default now against the default over {net}, paired"
+        rows.append([label, *[""] * 6, f"{d:+,.0f} {_ci([dlo, dhi])}"])
+    return _table(head, rows, right_from=1)
+
+
+#: Searches played on from the position where each of the default's games first
+#: made a 6144 (``ntuple-threes-v2/phase4/``: each file the record of ``python -m
+#: playahead.ntuple.positions --from-positions``, one row per game, game i from
+#: position i on the same deal): (file, label, the file it is compared with, or None).
+THREES_LATE_GAME: list[tuple[str, str, str | None]] = [
+    (
+        "late-7550k.json",
+        "the net shipped before (7,550,000 games), the default search",
+        None,
+    ),
+    (
+        "late-stage6144-8150k.json",
+        "its 6144 stage trained on from 6144 positions, to 8,150,000 (shipped now)",
+        "late-7550k.json",
+    ),
+]
+
+
+def threes_late_game(link) -> str:
+    """Each net or search played on from the first 6144 of the default's games: the
+    final score, how often a 12288 was made, and the paired difference."""
+    from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
+
+    folder = "ntuple-threes-v2/phase4"
+    head = ["net and search", "games", "mean final score", "95% CI", "12288"]
+    head += ["moves on", "vs the row named, paired"]
+    rows, names, scores = [], {}, {}
+    for i, (name, label, versus) in enumerate(THREES_LATE_GAME):
+        games = _load(f"{folder}/{name}")["games"]
+        mine = np.array([g["score"] for g in games], float)
+        names[name], scores[name] = str(i + 1), mine
+        lo, hi = bootstrap_mean_ci(mine, np.random.default_rng(0), 2000)
+        made = sum(g["max_tile"] >= 12288 for g in games)
+        vs = ""
+        if versus is not None:
+            assert len(scores[versus]) == len(mine), "the same positions and deals"
+            d, dlo, dhi = paired_difference(
+                mine, scores[versus], np.random.default_rng(0), 2000
+            )
+            vs = f"{d:+,.0f} {_ci([dlo, dhi])} (row {names[versus]})"
+        rows.append(
+            [
+                f"{i + 1}. {label}",
+                str(len(games)),
+                _num(mine.mean()),
+                _ci([lo, hi]),
+                f"{made} ({100 * made / len(games):.1f}%)",
+                f"{np.mean([g['moves'] for g in games]):.0f}",
+                vs,
+            ]
+        )
     return _table(head, rows, right_from=1)
 
 
@@ -777,6 +850,7 @@ TABLES: dict[str, Callable[[Callable[[str, str], str]], str]] = {
     "ntuple-fused": ntuple_fused,
     "threes-net-steps": threes_net_steps,
     "threes-default-searches": threes_default_searches,
+    "threes-late-game": threes_late_game,
 }
 
 
