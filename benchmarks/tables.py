@@ -792,6 +792,11 @@ THREES_LATE_GAME: list[tuple[str, str, str | None]] = [
         "its 6144 stage trained on from 6144 positions, to 8,150,000 (shipped now)",
         "late-7550k.json",
     ),
+    (
+        "late-stage6144-8150k-cut3e-3.json",
+        "the net shipped now, the default search at a 0.003 cut-off",
+        "late-stage6144-8150k.json",
+    ),
 ]
 
 
