@@ -757,9 +757,9 @@ def threes_default_searches(link) -> str:
         for record, net in THREES_DEFAULT_LATER:
             later = {g["index"]: g for g in _load(record)["games"]}
             label = f"the default over {net}: the same search"
-            row, mine = _record_row(label, [later[g["index"]] for g in common])
+            row, last = _record_row(label, [later[g["index"]] for g in common])
             d, dlo, dhi = paired_difference(
-                mine, scores, np.random.default_rng(0), 2000
+                last, scores, np.random.default_rng(0), 2000
             )
             rows.append([*row, f"{d:+,.0f} {_ci([dlo, dhi])}"])
         row, mine = _record_row(
@@ -768,10 +768,7 @@ def threes_default_searches(link) -> str:
         )
         d, dlo, dhi = paired_difference(mine, scores, np.random.default_rng(0), 2000)
         rows.append([*row, f"{d:+,.0f} {_ci([dlo, dhi])}"])
-        last, net = THREES_DEFAULT_LATER[-1]
-        later = {g["index"]: g for g in _load(last)["games"]}
-        base = np.array([later[g["index"]]["score"] for g in common], float)
-        d, dlo, dhi = paired_difference(mine, base, np.random.default_rng(0), 2000)
+        d, dlo, dhi = paired_difference(mine, last, np.random.default_rng(0), 2000)
         label = f"the default now against the default over {net}, paired"
         rows.append([label, *[""] * 6, f"{d:+,.0f} {_ci([dlo, dhi])}"])
     return _table(head, rows, right_from=1)

@@ -139,15 +139,19 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), options
 
 
-def takes_option(spec: str, option: str) -> bool:
-    """Whether the agent named in ``spec`` accepts ``option`` (e.g. ``"seed"``);
-    False for an unknown name (``make_agent`` then says what is accepted)."""
+def _parameters(spec: str) -> dict[str, inspect.Parameter]:
+    """The parameters of the factory of the agent named in ``spec`` (none for an
+    unknown name)."""
     name, _ = parse_spec(spec)
     _load_builtins()
     entry = _REGISTRY.get(name)
-    if entry is None:
-        return False
-    params = inspect.signature(entry.factory).parameters.values()
+    return {} if entry is None else dict(inspect.signature(entry.factory).parameters)
+
+
+def takes_option(spec: str, option: str) -> bool:
+    """Whether the agent named in ``spec`` accepts ``option`` (e.g. ``"seed"``);
+    False for an unknown name (``make_agent`` then says what is accepted)."""
+    params = _parameters(spec).values()
     return any(p.name == option or p.kind is p.VAR_KEYWORD for p in params)
 
 
@@ -155,12 +159,7 @@ def option_default(spec: str, option: str) -> Any:
     """The default of ``option`` in the signature of the agent named in ``spec``
     (None for an unknown name, an option it does not take, or one without a
     default)."""
-    name, _ = parse_spec(spec)
-    _load_builtins()
-    entry = _REGISTRY.get(name)
-    if entry is None:
-        return None
-    param = inspect.signature(entry.factory).parameters.get(option)
+    param = _parameters(spec).get(option)
     return None if param is None or param.default is param.empty else param.default
 
 

@@ -317,6 +317,8 @@ def test_positions_of_a_records_games_stop_where_asked(tmp_path, capsys):
         seen = _replayed(spec, 3, row["index"], row["moves"] + 1)
         assert seen[row["moves"]] == (int(arrays["board"][j]), int(arrays["cards"][j]))
         assert int(arrays["top"][j]) == CARD_AT_LEAST_24  # the first 24
+    with pytest.raises(ValueError, match="games must be an integer >= 1, got 0"):
+        collect_positions(spec, [], seed=3)
     for bad, message in (
         (["--seed", "4"], "played at seed 3"),
         (["--agent", "greedy"], "replay with that agent"),

@@ -106,7 +106,7 @@ def collect_positions(
     from playahead.evaluate.play import build_agent, game_seeds
 
     indices = list(range(games)) if isinstance(games, int) else list(games)
-    count = games if isinstance(games, int) else max(len(indices), 1)
+    count = games if isinstance(games, int) else len(indices)
     for name, v in (("games", count), ("every", every), ("per_game", per_game)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be an integer >= 1, got {v!r}")

@@ -150,9 +150,13 @@ class Minimax(Planner):
             best, reached = (values, exact), depth
             if exact[root.mask].all() or time.perf_counter() > deadline:
                 break
-        cut = bool(counters[1]) and _spent(int(counters[0]), self.budget)
-        stats = {"nodes": int(counters[0]), "depth": reached, "budget": self.budget}
-        return best[0], best[1], stats | {"budget_cut": cut}
+        stats = {
+            "nodes": int(counters[0]),
+            "depth": reached,
+            "budget": self.budget,
+            "budget_cut": bool(counters[1]) and _spent(int(counters[0]), self.budget),
+        }
+        return best[0], best[1], stats
 
 
 def _spent(nodes: int, budget: int | None) -> bool:
@@ -186,7 +190,7 @@ class _GenericAlphaBeta:
         self.model = GenericGame(root.env, rng)
         self.root, self.max_depth = root, depth
         self.budget = budget
-        self.limit = 1 << 62  # nodes the current iteration may reach
+        self.limit = 1 << 62  # nodes the current iteration may reach (_node_limit)
         self.deadline = math.inf
         self.tt: dict = {}
         self.nodes = 0
@@ -197,8 +201,7 @@ class _GenericAlphaBeta:
         reached, cut = 0, False
         for depth in range(1, (self.max_depth or 10_000) + 1):
             self.deadline = deadline if depth > 1 else math.inf
-            if depth > 1 and self.budget is not None:
-                self.limit = self.budget
+            self.limit = _node_limit(self.nodes, 0.0, math.inf, depth, self.budget)
             values, exact = np.zeros(n), np.zeros(n, dtype=bool)
             try:
                 for a in self.root.legal:
@@ -217,7 +220,8 @@ class _GenericAlphaBeta:
             if exact[self.root.mask].all() or time.perf_counter() > deadline:
                 break
         stats = {"nodes": self.nodes, "depth": reached, "budget": self.budget}
-        return best[0], best[1], stats | {"budget_cut": cut}
+        stats["budget_cut"] = cut
+        return best[0], best[1], stats
 
     def _move(self, state, action, mover, depth, alpha, beta):
         """Value for ``mover`` of ``action`` in ``state`` and whether it is exact."""

@@ -292,9 +292,9 @@ MAX_NODES = 300_000_000
 #: of ``--max-seconds``) ends before its worker is killed.
 NODES_PER_SECOND = 5_000_000
 #: Nodes a search of ``hint``, ``watch``, ``play`` or ``serve`` gets when a planner
-#: with a node budget has none by default and the spec sets none (``minimax``): about
-#: a second of Connect Four search on this project's machine, deep enough to solve
-#: tic-tac-toe, Nim and Chips positions.
+#: with a node budget has none by default and the spec sets none (``minimax``). The
+#: tests' tic-tac-toe, Nim and Chips hints are solved within it; ``python -m
+#: benchmarks planners`` prints the Connect Four node rate that turns it into time.
 DEFAULT_NODES = 5_000_000
 #: Seconds a search of ``hint``, ``watch`` or ``play`` takes at most when the agent
 #: spec sets no ``time_limit`` and the planner has no node budget, and the most a spec

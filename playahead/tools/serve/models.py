@@ -40,8 +40,10 @@ CAPS = {
 }
 
 #: Tighter caps of one planner (lookahead's work grows as moves ** depth, without
-#: looking at the clock inside a sample; expectimax's as chance ** depth; a minimax
-#: node costs more than the 200 ns of :data:`~playahead.tools.games.NODES_PER_SECOND`).
+#: looking at the clock inside a sample; expectimax's as chance ** depth; minimax's
+#: budget, since :data:`~playahead.tools.games.NODES_PER_SECOND` is sized for
+#: expectimax's nodes, not for alpha-beta's: ``python -m benchmarks planners`` prints
+#: the Connect Four node rate).
 PLANNER_CAPS = {
     "lookahead": {"depth": 4},
     "expectimax": {"depth": 6},
