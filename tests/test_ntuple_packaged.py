@@ -327,3 +327,43 @@ def test_positions_of_a_records_games_stop_where_asked(tmp_path, capsys):
         with pytest.raises(SystemExit):
             positions_main([*argv, *bad])
         assert message in capsys.readouterr().err
+
+
+def test_games_stop_before_their_first_move_with_the_stop_card(tmp_path, capsys):
+    """``stop_at``: a game played on from a position ends before its first move with
+    that card on the board (its row says the card and the moves to it), a game that
+    never gets there plays to its end as without ``stop_at``; a card that is no
+    Threes card is refused by name."""
+    import json
+
+    from playahead.games import threes
+
+    spec = "expectimax:depth=0,evaluator=features"
+    source, _ = collect_positions(spec, 6, seed=5, from_card=12, every=5, per_game=1)
+    path = tmp_path / "src.npz"
+    save_positions(path, source, {"seed": 5})
+    starts = load_positions(path)
+    n = starts["board"].size
+    _, full = collect_positions(spec, n, seed=9, starts=starts)
+    _, cut = collect_positions(spec, n, seed=9, starts=starts, stop_at=384)
+    assert any(r["max_tile"] >= 384 for r in full)
+    assert any(r["max_tile"] < 384 for r in full)
+    for i, (whole, stopped) in enumerate(zip(full, cut, strict=True)):
+        if whole["max_tile"] < 384:
+            assert stopped == whole
+            continue
+        assert stopped["max_tile"] == 384
+        assert stopped["moves"] < whole["moves"]
+        start = (int(starts["board"][i]), int(starts["cards"][i]))
+        seen = _replayed(spec, 9, i, stopped["moves"] + 1, start)
+        tops = [int(threes.max_rank(np.uint64(seen[m][0]))) for m in sorted(seen)]
+        assert tops[-1] == CARD_AT_LEAST_24 + 4  # a 384 before the stopping move
+        assert max(tops[:-1]) < CARD_AT_LEAST_24 + 4  # and not before it
+    with pytest.raises(ValueError, match="stop_at 100 is not a Threes card"):
+        collect_positions(spec, 1, stop_at=100)
+    out = tmp_path / "on.npz"
+    argv = ["--agent", spec, "--games", "2", "--seed", "9", "--stop-at", "384"]
+    assert positions_main([*argv, "--from-positions", str(path), "--out", str(out)]) == 0
+    record = json.loads(out.with_suffix(".json").read_text())
+    assert record["stop_at"] == 384
+    assert record["games"] == cut[:2]

@@ -53,12 +53,12 @@ FIELDS = {
 MAX_POSITIONS = 1_000_000
 
 
-def _rank(card) -> int:
-    """The rank of Threes card value ``card`` (ValueError if it is none)."""
+def _rank(card, name: str = "from_card") -> int:
+    """The rank of Threes card value ``card`` (ValueError naming ``name`` if none)."""
     from playahead.games.threes import CARD_VALUES
 
     if card not in CARD_VALUES[3:]:
-        raise ValueError(f"from_card {card!r} is not a Threes card (3, 6, ...)")
+        raise ValueError(f"{name} {card!r} is not a Threes card (3, 6, ...)")
     return CARD_VALUES.index(card)
 
 
@@ -73,6 +73,7 @@ def collect_positions(
     progress: bool = False,
     starts: dict[str, np.ndarray] | None = None,
     stop: bool = False,
+    stop_at: int | None = None,
 ) -> tuple[dict[str, np.ndarray], list[dict]]:
     """Play seeded Threes games with ``agent`` and keep late positions.
 
@@ -95,6 +96,10 @@ def collect_positions(
             the ``k``-th game played starts from position ``k``.
         stop: end each game once it has kept ``per_game`` positions (its row then
             gives the score and length where it stopped).
+        stop_at: end each game before its first move with this card (a card value)
+            on the board; its row's ``max_tile`` is then this card. Played on from
+            ``starts`` with a larger ``stop_at`` than their cards, it measures how
+            often play from them gets there, without playing on after it.
 
     Returns:
         ``(arrays, rows)``: the arrays of :data:`FIELDS` and one summary dict per game
@@ -112,6 +117,7 @@ def collect_positions(
             raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
     if any(isinstance(i, bool) or not isinstance(i, int) or i < 0 for i in indices):
         raise ValueError(f"game indices must be integers >= 0, got {games!r}")
+    stop_rank = None if stop_at is None else _rank(stop_at, "stop_at")
     import gymnasium as gym
 
     import playahead.envs  # noqa: F401  (registers Threes-v0)
@@ -143,6 +149,8 @@ def collect_positions(
         while env.unwrapped.action_masks().any():
             state = env.unwrapped.clone_state()
             top = int(threes.max_rank(np.uint64(state.board)))
+            if stop_rank is not None and top >= stop_rank:
+                break
             if next_at is None and top >= first_rank:
                 next_at = moves
             late = top >= first_rank
@@ -257,7 +265,7 @@ def _games_of(
     """
     from playahead.ntuple.packaged import sha256_of
 
-    _rank(reaching)
+    _rank(reaching, "reaching")
     source = Path(path)
     try:
         data = source.read_bytes()
@@ -336,6 +344,12 @@ def main(argv=None) -> int:
         help="end each game once it has kept --per-game positions",
     )
     parser.add_argument(
+        "--stop-at",
+        type=int,
+        metavar="CARD",
+        help="end each game before its first move with this card on the board",
+    )
+    parser.add_argument(
         "--subset-of",
         metavar="FILE",
         help="play nothing: keep FILE's positions whose largest card is at least "
@@ -393,6 +407,7 @@ def main(argv=None) -> int:
             progress=True,
             starts=starts,
             stop=a.stop,
+            stop_at=a.stop_at,
         )
     except ValueError as err:
         parser.error(str(err))
@@ -404,6 +419,7 @@ def main(argv=None) -> int:
         "every": a.every,
         "per_game": a.per_game,
         "stop": a.stop,
+        "stop_at": a.stop_at,
         **source,
         "positions": int(arrays["board"].size),
         "games": rows,
