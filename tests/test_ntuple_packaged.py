@@ -363,7 +363,8 @@ def test_games_stop_before_their_first_move_with_the_stop_card(tmp_path, capsys)
         collect_positions(spec, 1, stop_at=100)
     out = tmp_path / "on.npz"
     argv = ["--agent", spec, "--games", "2", "--seed", "9", "--stop-at", "384"]
-    assert positions_main([*argv, "--from-positions", str(path), "--out", str(out)]) == 0
+    argv += ["--from-positions", str(path), "--out", str(out)]
+    assert positions_main(argv) == 0
     record = json.loads(out.with_suffix(".json").read_text())
     assert record["stop_at"] == 384
     assert record["games"] == cut[:2]
