@@ -319,6 +319,12 @@ def test_positions_of_a_records_games_stop_where_asked(tmp_path, capsys):
         assert int(arrays["top"][j]) == CARD_AT_LEAST_24  # the first 24
     with pytest.raises(ValueError, match="games must be an integer >= 1, got 0"):
         collect_positions(spec, [], seed=3)
+    below = tmp_path / "below.npz"
+    assert positions_main([*argv[:-1], str(below), "--games", "2"]) == 0
+    record_below = json.loads(below.with_suffix(".json").read_text())
+    assert [r["index"] for r in record_below["games"]] == [1]  # games 0 and 1 only
+    assert record_below["games_below"] == 2
+    assert load_positions(below)["board"][0] == arrays["board"][0]
     for bad, message in (
         (["--seed", "4"], "played at seed 3"),
         (["--agent", "greedy"], "replay with that agent"),

@@ -314,7 +314,13 @@ def main(argv=None) -> int:
         help="agent spec (default expectimax:depth=2,evaluator=features; with "
         "--games-of, the record's agent)",
     )
-    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="games 0 .. GAMES-1 (default 100); with --games-of, only the record's "
+        "games among them",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--from-card", type=int, default=1536)
     parser.add_argument("--every", type=int, default=50)
@@ -382,11 +388,15 @@ def main(argv=None) -> int:
         save_positions(a.out, arrays, record)
         print(f"{arrays['board'].size} positions of {source.name} -> {a.out}")
         return 0
-    starts, source, games = None, {}, a.games
+    starts, source = None, {}
+    games = 100 if a.games is None else a.games
     agent = a.agent or "expectimax:depth=2,evaluator=features"
     try:
         if a.games_of is not None:
             games, agent, source = _games_of(a.games_of, a.reaching, a.seed, a.agent)
+            if a.games is not None:
+                games = [i for i in games if i < a.games]
+                source["games_below"] = a.games
         if a.from_positions is not None:
             from playahead.ntuple.packaged import sha256_of
 
