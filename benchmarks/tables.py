@@ -688,6 +688,7 @@ THREES_DEFAULT_BEFORE = "ntuple-threes-v2/phase3/default-7022k-seed0.json"
 #: (record, the net's name), in the order they shipped.
 THREES_DEFAULT_LATER = [
     ("ntuple-threes-v2/phase4/default-7550k-seed0.json", "the net of 7,550,000 games"),
+    ("ntuple-threes-v2/phase5/default-8150k-seed0.json", "the net of 8,150,000 games"),
 ]
 
 
@@ -780,19 +781,34 @@ def threes_default_searches(link) -> str:
 #: position i on the same deal): (file, label, the file it is compared with, or None).
 THREES_LATE_GAME: list[tuple[str, str, str | None]] = [
     (
-        "late-7550k.json",
-        "the net shipped before (7,550,000 games), the default search",
+        "phase4/late-7550k.json",
+        "the net of 7,550,000 games, the default search",
         None,
     ),
     (
-        "late-stage6144-8150k.json",
-        "its 6144 stage trained on from 6144 positions, to 8,150,000 (shipped now)",
-        "late-7550k.json",
+        "phase4/late-stage6144-8150k.json",
+        "its 6144 stage trained on from 6144 positions, to 8,150,000",
+        "phase4/late-7550k.json",
     ),
     (
-        "late-stage6144-8150k-cut3e-3.json",
-        "the net shipped now, the default search at a 0.003 cut-off",
-        "late-stage6144-8150k.json",
+        "phase4/late-stage6144-8150k-cut3e-3.json",
+        "the net of 8,150,000 games, the default search at a 0.003 cut-off",
+        "phase4/late-stage6144-8150k.json",
+    ),
+    (
+        "phase5/late-stage6144-9150k.json",
+        "its 6144 stage trained on to 9,150,000 (shipped now)",
+        "phase4/late-stage6144-8150k.json",
+    ),
+    (
+        "phase5/late-stage6144-8150k-seed2.json",
+        "the net of 8,150,000 games, the deals of seed 2",
+        None,
+    ),
+    (
+        "phase5/late-stage6144-9150k-seed2.json",
+        "the net shipped now, the deals of seed 2",
+        "phase5/late-stage6144-8150k-seed2.json",
     ),
 ]
 
@@ -802,7 +818,7 @@ def threes_late_game(link) -> str:
     final score, how often a 12288 was made, and the paired difference."""
     from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
 
-    folder = "ntuple-threes-v2/phase4"
+    folder = "ntuple-threes-v2"
     head = ["net and search", "games", "mean final score", "95% CI", "12288"]
     head += ["moves on", "vs the row named, paired"]
     rows, names, scores = [], {}, {}
