@@ -797,7 +797,7 @@ THREES_LATE_GAME: list[tuple[str, str, str | None]] = [
     ),
     (
         "phase5/late-stage6144-9150k.json",
-        "its 6144 stage trained on to 9,150,000 (shipped now)",
+        "the same 6144 stage trained on to 9,150,000 (shipped now)",
         "phase4/late-stage6144-8150k.json",
     ),
     (
