@@ -14,6 +14,7 @@ record where GitHub can follow the link (the README); the docs name it as a path
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 import sys
@@ -755,6 +756,7 @@ def threes_default_searches(link) -> str:
             f"the default before, on the {len(common)} games of the one now", common
         )
         rows.append([*row, ""])
+        runs = []  # (whose default, its scores on the common games), in order
         for record, net in THREES_DEFAULT_LATER:
             later = {g["index"]: g for g in _load(record)["games"]}
             label = f"the default over {net}: the same search"
@@ -763,15 +765,18 @@ def threes_default_searches(link) -> str:
                 last, scores, np.random.default_rng(0), 2000
             )
             rows.append([*row, f"{d:+,.0f} {_ci([dlo, dhi])}"])
+            runs.append((f"the default over {net}", last))
         row, mine = _record_row(
             "the default now: the same search over the net shipped now",
             [now[g["index"]] for g in common],
         )
         d, dlo, dhi = paired_difference(mine, scores, np.random.default_rng(0), 2000)
         rows.append([*row, f"{d:+,.0f} {_ci([dlo, dhi])}"])
-        d, dlo, dhi = paired_difference(mine, last, np.random.default_rng(0), 2000)
-        label = f"the default now against the default over {net}, paired"
-        rows.append([label, *[""] * 6, f"{d:+,.0f} {_ci([dlo, dhi])}"])
+        runs.append(("the default now", mine))
+        for (before, old), (after, new) in itertools.pairwise(runs):
+            d, dlo, dhi = paired_difference(new, old, np.random.default_rng(0), 2000)
+            label = f"{after} against {before}, paired"
+            rows.append([label, *[""] * 6, f"{d:+,.0f} {_ci([dlo, dhi])}"])
     return _table(head, rows, right_from=1)
 
 
