@@ -329,6 +329,7 @@ def test_positions_of_a_records_games_stop_where_asked(tmp_path, capsys):
         (["--seed", "4"], "played at seed 3"),
         (["--agent", "greedy"], "replay with that agent"),
         (["--reaching", "768"], "no game of"),
+        (["--games", "1"], "below 1 reached 48"),
     ):
         with pytest.raises(SystemExit):
             positions_main([*argv, *bad])

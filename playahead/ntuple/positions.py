@@ -400,6 +400,10 @@ def main(argv=None) -> int:
             if a.games is not None:
                 games = [i for i in games if i < a.games]
                 source["games_below"] = a.games
+                if not games:
+                    raise ValueError(
+                        f"no game of {a.games_of} below {a.games} reached {a.reaching}"
+                    )
         if a.from_positions is not None:
             from playahead.ntuple.packaged import sha256_of
 
