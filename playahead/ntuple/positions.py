@@ -256,11 +256,11 @@ def load_positions(path: str | Path) -> dict[str, np.ndarray]:
 
 
 def _games_of(
-    path: str, reaching: int, seed: int, agent: str | None
+    path: str, reaching: int, seed: int, agent: str | None, below: int | None = None
 ) -> tuple[list[int], str, dict]:
     """The indices of a strength record's games whose largest card reached
-    ``reaching``, the record's agent, and what the positions record says of their
-    source.
+    ``reaching`` (of its games ``0 .. below-1`` only, if ``below`` is given), the
+    record's agent, and what the positions record says of their source.
 
     Raises:
         ValueError: an unreadable record, one of another seed, agent or game, or no
@@ -276,7 +276,10 @@ def _games_of(
         env = record.get("env")
         rows = record["games"]
         indices = [
-            int(g["index"]) for g in rows if int(g.get("max_tile", 0)) >= reaching
+            int(g["index"])
+            for g in rows
+            if int(g.get("max_tile", 0)) >= reaching
+            and (below is None or int(g["index"]) < below)
         ]
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
         raise ValueError(f"{path} cannot be read as a strength record ({err})") from err
@@ -290,7 +293,9 @@ def _games_of(
             f"that agent, not {agent!r} (leave --agent out)"
         )
     if not indices:
-        raise ValueError(f"no game of {path} reached {reaching}")
+        among = "" if below is None else f" below {below}"
+        raise ValueError(f"no game of {path}{among} reached {reaching}")
+    bound = {} if below is None else {"games_below": below}
     return (
         indices,
         str(record["agent"]),
@@ -298,6 +303,7 @@ def _games_of(
             "games_of": source.name,
             "games_of_sha256": sha256_of(data),
             "reaching": reaching,
+            **bound,
         },
     )
 
@@ -396,14 +402,9 @@ def main(argv=None) -> int:
     agent = a.agent or "expectimax:depth=2,evaluator=features"
     try:
         if a.games_of is not None:
-            games, agent, source = _games_of(a.games_of, a.reaching, a.seed, a.agent)
-            if a.games is not None:
-                games = [i for i in games if i < a.games]
-                source["games_below"] = a.games
-                if not games:
-                    raise ValueError(
-                        f"no game of {a.games_of} below {a.games} reached {a.reaching}"
-                    )
+            games, agent, source = _games_of(
+                a.games_of, a.reaching, a.seed, a.agent, below=a.games
+            )
         if a.from_positions is not None:
             from playahead.ntuple.packaged import sha256_of
 
