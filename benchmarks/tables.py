@@ -854,6 +854,71 @@ def threes_late_game(link) -> str:
     return _table(head, rows, right_from=1)
 
 
+
+#: Records of the default's search played on from the first 3072 of the default's
+#: games until their first 6144 (``--stop-at 6144``; game i from position i on the
+#: same deal): (file, label, the file it is compared with, or None).
+THREES_FROM_3072: list[tuple[str, str, str | None]] = [
+    (
+        "phase5/to-6144-default.json",
+        "the default over the package of 8,150,000 games",
+        None,
+    ),
+    (
+        "phase6/to-6144-9150k.json",
+        "the net shipped now (9,150,000 games), read from its directory",
+        "phase5/to-6144-default.json",
+    ),
+    (
+        "phase6/to-6144-stage3072-9400k.json",
+        "its 3072 stage trained on from 3072 positions, to 9,400,000",
+        "phase6/to-6144-9150k.json",
+    ),
+    (
+        "phase6/to-6144-stage3072-9650k.json",
+        "the same 3072 stage trained on to 9,650,000",
+        "phase6/to-6144-9150k.json",
+    ),
+]
+
+
+def threes_from_3072(link) -> str:
+    """Each net played on from the first 3072 of the default's games to its first
+    6144: how often it got there, the score it stopped at, and the paired differences."""
+    from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
+
+    folder = "ntuple-threes-v2"
+    head = ["net and search", "games", "6144", "95% CI", "mean score at the stop"]
+    head += ["moves on", "vs the row named, paired: 6144", "score"]
+    rows, names, made, scores = [], {}, {}, {}
+    for i, (name, label, versus) in enumerate(THREES_FROM_3072):
+        games = _load(f"{folder}/{name}")["games"]
+        got = np.array([g["max_tile"] >= 6144 for g in games], float)
+        mine = np.array([g["score"] for g in games], float)
+        names[name], made[name], scores[name] = str(i + 1), got, mine
+        lo, hi = bootstrap_mean_ci(got, np.random.default_rng(0), 2000)
+        vs_made = vs_score = ""
+        if versus is not None:
+            assert len(scores[versus]) == len(mine), "the same positions and deals"
+            rng = np.random.default_rng(0)
+            d, dlo, dhi = paired_difference(got, made[versus], rng, 2000)
+            vs_made = f"{100 * d:+.1f} pt [{100 * dlo:+.1f}, {100 * dhi:+.1f}] (row {names[versus]})"
+            d, dlo, dhi = paired_difference(mine, scores[versus], rng, 2000)
+            vs_score = f"{d:+,.0f} {_ci([dlo, dhi])}"
+        rows.append(
+            [
+                f"{i + 1}. {label}",
+                str(len(games)),
+                f"{int(got.sum())} ({100 * got.mean():.0f}%)",
+                f"[{100 * lo:.0f}%, {100 * hi:.0f}%]",
+                _num(mine.mean()),
+                f"{np.mean([g['moves'] for g in games]):.0f}",
+                vs_made,
+                vs_score,
+            ]
+        )
+    return _table(head, rows, right_from=1)
+
 TABLES: dict[str, Callable[[Callable[[str, str], str]], str]] = {
     "headline": headline,
     "demo": demo,
@@ -874,6 +939,7 @@ TABLES: dict[str, Callable[[Callable[[str, str], str]], str]] = {
     "threes-net-steps": threes_net_steps,
     "threes-default-searches": threes_default_searches,
     "threes-late-game": threes_late_game,
+    "threes-from-3072": threes_from_3072,
 }
 
 
