@@ -884,7 +884,7 @@ THREES_FROM_3072: list[tuple[str, str, str | None]] = [
 
 def threes_from_3072(link) -> str:
     """Each net played on from the first 3072 of the default's games to its first
-    6144: how often it got there, the score it stopped at, and the paired differences."""
+    6144: how often it got there, the score it stopped at, the paired differences."""
     from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
 
     folder = "ntuple-threes-v2"
@@ -902,7 +902,8 @@ def threes_from_3072(link) -> str:
             assert len(scores[versus]) == len(mine), "the same positions and deals"
             rng = np.random.default_rng(0)
             d, dlo, dhi = paired_difference(got, made[versus], rng, 2000)
-            vs_made = f"{100 * d:+.1f} pt [{100 * dlo:+.1f}, {100 * dhi:+.1f}] (row {names[versus]})"
+            vs_made = f"{100 * d:+.1f} pt [{100 * dlo:+.1f}, {100 * dhi:+.1f}]"
+            vs_made += f" (row {names[versus]})"
             d, dlo, dhi = paired_difference(mine, scores[versus], rng, 2000)
             vs_score = f"{d:+,.0f} {_ci([dlo, dhi])}"
         rows.append(
