@@ -854,7 +854,6 @@ def threes_late_game(link) -> str:
     return _table(head, rows, right_from=1)
 
 
-
 #: Records of the default's search played on from the first 3072 of the default's
 #: games until their first 6144 (``--stop-at 6144``; game i from position i on the
 #: same deal): (file, label, the file it is compared with, or None).
@@ -919,6 +918,7 @@ def threes_from_3072(link) -> str:
             ]
         )
     return _table(head, rows, right_from=1)
+
 
 TABLES: dict[str, Callable[[Callable[[str, str], str]], str]] = {
     "headline": headline,
