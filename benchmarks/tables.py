@@ -878,6 +878,12 @@ THREES_FROM_3072: list[tuple[str, str, str | None]] = [
         "the same 3072 stage trained on to 9,650,000",
         "phase6/to-6144-9150k.json",
     ),
+    (
+        "phase6/to-6144-stage3072-depth2-9184k.json",
+        "row 2's 3072 stage trained as rows 3-4, the games played two moves deep,"
+        " to 9,184,500",
+        "phase6/to-6144-9150k.json",
+    ),
 ]
 
 
