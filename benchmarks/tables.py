@@ -884,6 +884,16 @@ THREES_FROM_3072: list[tuple[str, str, str | None]] = [
         " to 9,184,500",
         "phase6/to-6144-9150k.json",
     ),
+    (
+        "phase6/to-6144-9150k-cut3e-3.json",
+        "row 2's net, the default search at a 0.003 cut-off",
+        "phase6/to-6144-9150k.json",
+    ),
+    (
+        "phase6/to-6144-stage3072-own-9400k.json",
+        "row 2's 3072 stage trained as row 3, from the default's own 3072 positions",
+        "phase6/to-6144-9150k.json",
+    ),
 ]
 
 
