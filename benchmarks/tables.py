@@ -894,6 +894,11 @@ THREES_FROM_3072: list[tuple[str, str, str | None]] = [
         "row 2's 3072 stage trained as row 3, from the default's own 3072 positions",
         "phase6/to-6144-9150k.json",
     ),
+    (
+        "phase6/to-6144-stage3072-own-9650k.json",
+        "the same run on to 9,650,000",
+        "phase6/to-6144-9150k.json",
+    ),
 ]
 
 
