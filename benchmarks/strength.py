@@ -167,6 +167,8 @@ SETTINGS: dict[str, Setting] = {
     "threes-ntuple-d2-cut1e-3": Setting(
         "Threes-v0", "expectimax:depth=2,prob_cutoff=0.001,evaluator=ntuple", 100
     ),
+    # the default with a finer cut-off once a 3072 is on the board (late_cutoff)
+    "threes-late-cut5e-3": Setting("Threes-v0", "expectimax:late_cutoff=0.005", 500),
     "2048-default": Setting("2048-v0", "expectimax", 20),
     "2048-d2": Setting("2048-v0", "expectimax:max_depth=2", 100),
 }

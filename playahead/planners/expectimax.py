@@ -108,6 +108,8 @@ DIRECT_SHARE = 0.125
 DIRECT_LIMIT = 0.75
 _GAMES = {"2048": "2048", "threes": "Threes"}
 _ENV_GAMES = {"2048-v0": "2048", "Threes-v0": "Threes"}
+#: Largest ``late_from``: above any card or tile the packed boards hold.
+MAX_FACE = 1 << 20
 _MAX_STAMP = 1 << 39
 _NO_LIMIT = 1 << 62
 
@@ -122,7 +124,7 @@ class ExpectimaxAgent(Planner):
     (positions reached by a legal move), ``tt_hits``, ``depth`` (deepest completed
     search), ``seconds``, ``budget`` (the node budget the decision was held to; None
     when none could act, as for a fixed ``depth`` without ``bounded``),
-    ``evaluator``.
+    ``prob_cutoff`` (the cut-off the decision searched at), ``evaluator``.
 
     Args:
         depth: moves searched after the first (nneonneo's count), or None for the
@@ -191,6 +193,13 @@ class ExpectimaxAgent(Planner):
             Threes; capped at ``max_depth``).
         tt_bits: the transposition table has ``2**tt_bits`` slots (24 bytes each).
         transposition: False turns the transposition table off.
+        late_cutoff: the probability cut-off of a decision whose board already
+            holds a card (Threes) or tile (2048) of at least ``late_from``, in place
+            of ``prob_cutoff``: a finer search for the late game only, where the
+            moves are fewer but count more. None (the default): ``prob_cutoff``
+            throughout, and neither option is part of the resolved options.
+        late_from: the card or tile from which ``late_cutoff`` applies (default
+            3072), an integer in 1 .. 2**20.
 
     Raises:
         ValueError: a bad option here; in ``analyze``/``act``, a game other than
@@ -213,6 +222,8 @@ class ExpectimaxAgent(Planner):
         min_depth: int | None = None,
         tt_bits: int = 16,
         transposition: bool = True,
+        late_cutoff: float | None = None,
+        late_from: int = 3072,
     ):
         super().__init__(seed=seed, time_limit=time_limit, compiled=True)
         if depth is not None and (
@@ -222,15 +233,18 @@ class ExpectimaxAgent(Planner):
         ):
             raise ValueError(f"depth must be an integer >= 0 or none, got {depth!r}")
         self.depth = None if depth is None else int(depth)
-        if prob_cutoff is not None and (
-            isinstance(prob_cutoff, bool)
-            or not isinstance(prob_cutoff, int | float | np.integer | np.floating)
-            or not 0 <= prob_cutoff < 1
+        self.prob_cutoff = _check_cutoff("prob_cutoff", prob_cutoff)
+        self.late_cutoff = _check_cutoff("late_cutoff", late_cutoff)
+        if (
+            isinstance(late_from, bool)
+            or not isinstance(late_from, int | np.integer)
+            or not 1 <= late_from <= MAX_FACE
         ):
             raise ValueError(
-                f"prob_cutoff must be a number in [0, 1) or none, got {prob_cutoff!r}"
+                f"late_from must be a card or tile value, an integer in 1..{MAX_FACE}, "
+                f"got {late_from!r}"
             )
-        self.prob_cutoff = None if prob_cutoff is None else float(prob_cutoff)
+        self.late_from = int(late_from)
         self._leaf = None
         self._default_net: _Leaf | None = None  # the game's default net, when used
         if _learned(evaluator):
@@ -321,6 +335,9 @@ class ExpectimaxAgent(Planner):
                     out.pop("budget", None)
         elif out.get("time_limit") is not None:
             out.pop("min_depth", None)
+        if out.get("late_cutoff") is None:  # inactive: the agent of before
+            out.pop("late_cutoff", None)
+            out.pop("late_from", None)
         return out
 
     # ------------------------------------------------------------------ search
@@ -353,6 +370,8 @@ class ExpectimaxAgent(Planner):
         cutoff = self.prob_cutoff
         if cutoff is None:
             cutoff = defaults["prob_cutoff"]
+        if self.late_cutoff is not None and _max_face(game, board) >= self.late_from:
+            cutoff = self.late_cutoff
         node_budget = defaults["budget"] if _is_auto(self.budget) else self.budget
         search = functools.partial(self._search, game, state, board, ev, leaf, cutoff)
         timed = self.time_limit is not None
@@ -422,6 +441,7 @@ class ExpectimaxAgent(Planner):
             "budget_cut": done < goal,
             "searches": searches,
             "budget": budget,
+            "prob_cutoff": cutoff,
             "evaluator": ev.name if leaf is None else "ntuple",
         }
         return Analysis(action, values, value_kind=ev.value_kind, stats=stats)
@@ -523,6 +543,26 @@ def _defaults(game: str, evaluator, depth: int | None) -> dict:
     if auto and game == "Threes" and _learned(evaluator):
         out.update(LEARNED_AUTO)
     return out
+
+
+def _check_cutoff(name: str, value) -> float | None:
+    """A probability cut-off option as a float (None kept), or a one-line error."""
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float | np.integer | np.floating)
+        or not 0 <= value < 1
+    ):
+        raise ValueError(f"{name} must be a number in [0, 1) or none, got {value!r}")
+    return float(value)
+
+
+def _max_face(game: str, board: np.uint64) -> int:
+    """The largest card (Threes) or tile (2048) on a packed board."""
+    if game == "2048":
+        return twenty48.max_tile(board)
+    return threes.max_card(board)
 
 
 def _is_auto(budget) -> bool:

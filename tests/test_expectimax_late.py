@@ -1,0 +1,105 @@
+"""``late_cutoff``: a finer probability cut-off once the board holds a card (Threes) or
+tile (2048) of at least ``late_from``. Below that card a decision is the plain one;
+from it on, the one at ``prob_cutoff=late_cutoff``; when unset, the agent and its
+resolved options are those of before."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from playahead.agents import make_agent, resolved_options
+from playahead.planners.expectimax import ExpectimaxAgent
+from tests.test_expectimax import env_2048, env_threes
+
+THREES = "Threes-v0"
+
+#: a late board: a 3072 in the corner, room to move
+LATE = [
+    [3072, 768, 96, 3],
+    [1536, 192, 12, 0],
+    [384, 48, 6, 0],
+    [24, 2, 1, 0],
+]
+#: the same board one card lower
+EARLY = [[1536 if v == 3072 else v for v in row] for row in LATE]
+EARLY[1][0] = 6
+
+
+def analyze(faces, **options):
+    return ExpectimaxAgent(seed=0, evaluator="ntuple", **options).analyze(
+        env_threes(faces)
+    )
+
+
+def test_below_late_from_the_decision_is_the_plain_one():
+    plain = analyze(EARLY)
+    late = analyze(EARLY, late_cutoff=0.003)
+    np.testing.assert_array_equal(late.values, plain.values)
+    assert late.stats["nodes"] == plain.stats["nodes"]
+    assert late.stats["prob_cutoff"] == plain.stats["prob_cutoff"] == 0.01
+
+
+def test_from_late_from_on_the_decision_searches_at_late_cutoff():
+    late = analyze(LATE, late_cutoff=0.003)
+    finer = analyze(LATE, prob_cutoff=0.003)
+    np.testing.assert_array_equal(late.values, finer.values)
+    assert late.stats["prob_cutoff"] == 0.003
+    # and that is another search than the plain one: more nodes, other values
+    plain = analyze(LATE)
+    assert late.stats["nodes"] > plain.stats["nodes"]
+    assert not np.array_equal(late.values, plain.values, equal_nan=True)
+
+
+def test_late_from_is_the_card_it_names():
+    at_6144 = analyze(LATE, late_cutoff=0.003, late_from=6144)
+    np.testing.assert_array_equal(at_6144.values, analyze(LATE).values)
+    at_3 = analyze(EARLY, late_cutoff=0.003, late_from=3)
+    np.testing.assert_array_equal(at_3.values, analyze(EARLY, prob_cutoff=0.003).values)
+
+
+def test_2048_tiles_count_too():
+    faces = [[1024, 512, 4, 2], [8, 16, 32, 0], [2, 0, 0, 0], [0, 0, 0, 0]]
+    got = ExpectimaxAgent(seed=0, depth=2, late_cutoff=0.0, late_from=1024).analyze(
+        env_2048(faces)
+    )
+    want = ExpectimaxAgent(seed=0, depth=2, prob_cutoff=0.0).analyze(env_2048(faces))
+    np.testing.assert_array_equal(got.values, want.values)
+    assert got.stats["prob_cutoff"] == 0.0
+
+
+@pytest.mark.parametrize(
+    "options", ["", "evaluator=features", "depth=2", "evaluator=ntuple"]
+)
+def test_unset_it_leaves_the_resolved_options_as_before(options):
+    got = resolved_options(f"expectimax:{options}".rstrip(":"), THREES)
+    assert "late_cutoff" not in got and "late_from" not in got
+    # late_from alone does nothing, so it is no other agent
+    alone = ",".join(filter(None, [options, "late_from=6144"]))
+    assert resolved_options(f"expectimax:{alone}", THREES) == got
+
+
+def test_set_it_names_both_options():
+    got = resolved_options("expectimax:late_cutoff=0.005", THREES)
+    assert (got["late_cutoff"], got["late_from"]) == (0.005, 3072)
+    assert got["prob_cutoff"] == 0.01
+    other = resolved_options("expectimax:late_cutoff=0.005,late_from=6144", THREES)
+    assert other != got
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("expectimax:late_cutoff=1.5", "late_cutoff must be a number in [0, 1)"),
+        ("expectimax:late_cutoff=-0.1", "late_cutoff must be a number in [0, 1)"),
+        ("expectimax:late_from=0", "late_from must be a card or tile value"),
+        ("expectimax:late_from=99999999999", "late_from must be a card or tile"),
+        ("expectimax:late_from=true", "late_from"),
+    ],
+)
+def test_bad_values_get_a_one_line_error(spec, message):
+    with pytest.raises(ValueError, match=re.escape(message)) as err:
+        make_agent(spec)
+    assert "\n" not in str(err.value)
