@@ -818,31 +818,47 @@ THREES_LATE_GAME: list[tuple[str, str, str | None]] = [
 ]
 
 
+def _played_on(records: list[tuple[str, str, str | None]]):
+    """The records of a play-on table (files under ``ntuple-threes-v2/``), in order:
+    ``(row number, label, games, compared)``, ``compared`` the games and number of
+    the row named, or None. A compared row holds the same positions and deals."""
+    loaded: dict[str, tuple[int, list]] = {}
+    for number, (name, label, versus) in enumerate(records, 1):
+        games = _load(f"ntuple-threes-v2/{name}")["games"]
+        loaded[name] = (number, games)
+        compared = None
+        if versus is not None:
+            compared = loaded[versus]
+            assert len(compared[1]) == len(games), "the same positions and deals"
+        yield number, label, games, compared
+
+
+def _scores(games: list[dict]) -> np.ndarray:
+    return np.array([g["score"] for g in games], float)
+
+
 def threes_late_game(link) -> str:
     """Each net or search played on from the first 6144 of the default's games: the
     final score, how often a 12288 was made, and the paired difference."""
     from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
 
-    folder = "ntuple-threes-v2"
     head = ["net and search", "games", "mean final score", "95% CI", "12288"]
     head += ["moves on", "vs the row named, paired"]
-    rows, names, scores = [], {}, {}
-    for i, (name, label, versus) in enumerate(THREES_LATE_GAME):
-        games = _load(f"{folder}/{name}")["games"]
-        mine = np.array([g["score"] for g in games], float)
-        names[name], scores[name] = str(i + 1), mine
+    rows = []
+    for number, label, games, compared in _played_on(THREES_LATE_GAME):
+        mine = _scores(games)
         lo, hi = bootstrap_mean_ci(mine, np.random.default_rng(0), 2000)
         made = sum(g["max_tile"] >= 12288 for g in games)
         vs = ""
-        if versus is not None:
-            assert len(scores[versus]) == len(mine), "the same positions and deals"
+        if compared is not None:
+            other, theirs = compared
             d, dlo, dhi = paired_difference(
-                mine, scores[versus], np.random.default_rng(0), 2000
+                mine, _scores(theirs), np.random.default_rng(0), 2000
             )
-            vs = f"{d:+,.0f} {_ci([dlo, dhi])} (row {names[versus]})"
+            vs = f"{d:+,.0f} {_ci([dlo, dhi])} (row {other})"
         rows.append(
             [
-                f"{i + 1}. {label}",
+                f"{number}. {label}",
                 str(len(games)),
                 _num(mine.mean()),
                 _ci([lo, hi]),
@@ -907,28 +923,27 @@ def threes_from_3072(link) -> str:
     6144: how often it got there, the score it stopped at, the paired differences."""
     from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
 
-    folder = "ntuple-threes-v2"
+    def reached(games):
+        return np.array([g["max_tile"] >= 6144 for g in games], float)
+
     head = ["net and search", "games", "6144", "95% CI", "mean score at the stop"]
     head += ["moves on", "vs the row named, paired: 6144", "score"]
-    rows, names, made, scores = [], {}, {}, {}
-    for i, (name, label, versus) in enumerate(THREES_FROM_3072):
-        games = _load(f"{folder}/{name}")["games"]
-        got = np.array([g["max_tile"] >= 6144 for g in games], float)
-        mine = np.array([g["score"] for g in games], float)
-        names[name], made[name], scores[name] = str(i + 1), got, mine
+    rows = []
+    for number, label, games, compared in _played_on(THREES_FROM_3072):
+        got, mine = reached(games), _scores(games)
         lo, hi = bootstrap_mean_ci(got, np.random.default_rng(0), 2000)
         vs_made = vs_score = ""
-        if versus is not None:
-            assert len(scores[versus]) == len(mine), "the same positions and deals"
+        if compared is not None:
+            other, theirs = compared
             rng = np.random.default_rng(0)
-            d, dlo, dhi = paired_difference(got, made[versus], rng, 2000)
+            d, dlo, dhi = paired_difference(got, reached(theirs), rng, 2000)
             vs_made = f"{100 * d:+.1f} pt [{100 * dlo:+.1f}, {100 * dhi:+.1f}]"
-            vs_made += f" (row {names[versus]})"
-            d, dlo, dhi = paired_difference(mine, scores[versus], rng, 2000)
+            vs_made += f" (row {other})"
+            d, dlo, dhi = paired_difference(mine, _scores(theirs), rng, 2000)
             vs_score = f"{d:+,.0f} {_ci([dlo, dhi])}"
         rows.append(
             [
-                f"{i + 1}. {label}",
+                f"{number}. {label}",
                 str(len(games)),
                 f"{int(got.sum())} ({100 * got.mean():.0f}%)",
                 f"[{100 * lo:.0f}%, {100 * hi:.0f}%]",
