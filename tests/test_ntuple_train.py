@@ -259,6 +259,55 @@ def test_cli_resume_continues(tmp_path):
     assert bad.returncode != 0 and "hex cells" in bad.stderr
 
 
+def test_a_second_run_into_a_live_runs_directory_is_refused(tmp_path):
+    """While a run trains into a directory, another run into it (or into a copy put
+    in its place) gets a one-line error and touches nothing; once the live run has
+    stopped and saved, the directory resumes."""
+    import signal
+    import time
+
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "playahead", "train", "ntuple", "--env", "2048-v0"]
+    command += ["--games", "50000000", "--out", str(out), "--patterns", ",".join(SMALL)]
+    command += ["--eval-every", "1000", "--eval-games", "2", "--no-progress"]
+    command += ["--no-tensorboard"]
+    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / "model.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with pytest.raises(ValueError, match="another run is training into") as err:
+            _train(tmp_path, "run", 2000, resume=True)
+        assert "\n" not in str(err.value)
+        # a copy put in the live run's place is its directory still
+        shutil.copytree(out, tmp_path / "copy")
+        shutil.rmtree(out)
+        shutil.copytree(tmp_path / "copy", out)
+        cli = subprocess.run(
+            [*command[:5], "--env", "2048-v0", "--games", "2000", "--out", str(out)]
+            + ["--resume", "--no-progress", "--no-tensorboard"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert cli.returncode != 0
+        assert cli.stderr.strip().splitlines() == [
+            f"playahead train ntuple: another run is training into {out} (it holds "
+            f"{tmp_path / '.run.lock'}); let it finish or stop it, and wait for its "
+            "checkpoint, before starting this one"
+        ]
+        # another directory trains meanwhile
+        assert load_model(_train(tmp_path, "other", 300)).meta["games"] == 300
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    stopped = load_model(out).meta["games"]
+    resumed = load_model(_train(tmp_path, "run", stopped + 300, resume=True))
+    assert resumed.meta["games"] == stopped + 300
+
+
 @pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT", "SIGKILL"])
 def test_a_stopped_run_resumes_to_the_same_network(tmp_path, signame):
     """The default recipe (TD(lambda), TC accumulators, restarts), stopped by

@@ -20,6 +20,7 @@ would (see ``_StopRequest``).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import signal
 import sys
@@ -277,11 +278,50 @@ def load_starts(path: str | Path, env_id: str, env_kwargs: dict | None = None):
     return boards, cards, hashlib.sha256(data).hexdigest()
 
 
+@contextlib.contextmanager
+def run_lock(out: str | Path):
+    """Hold the lock of run directory ``out`` for a training run: a second run into
+    the same directory while one lives (a resume started before a stopped run has
+    saved its checkpoint, or a second terminal) gets a one-line error instead of
+    racing it for the files. The lock file lies beside the directory
+    (``.NAME.lock``), so it holds across a directory replaced under a live run; the
+    operating system frees it when its process ends, however it ends."""
+    from filelock import FileLock, Timeout
+
+    out = Path(out)
+    path = out.parent / f".{out.name}.lock"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(path, thread_local=False)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise ValueError(
+            f"another run is training into {out} (it holds {path}); let it finish "
+            "or stop it, and wait for its checkpoint, before starting this one"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _one_run_per_directory(train):
+    """``train`` (of ``env_id, games, out, **options``) holding :func:`run_lock`."""
+
+    @functools.wraps(train)
+    def locked(env_id, games, out, **options):
+        with run_lock(out):
+            return train(env_id, games, out, **options)
+
+    return locked
+
+
 def _check(name, v, lo, hi, kind):
     if v is not None and not (isinstance(v, kind) and lo <= v <= hi):
         raise ValueError(f"{name} must be in [{lo}, {hi}], got {v!r}")
 
 
+@_one_run_per_directory
 def train_ntuple(
     env_id: str,
     games: int,
@@ -387,7 +427,8 @@ def train_ntuple(
 
     Raises:
         ValueError: bad options (before any game), a net too large for the memory,
-            or ``resume`` without a model in ``out``.
+            ``resume`` without a model in ``out``, or another live run training
+            into ``out`` (:func:`run_lock`).
     """
     for name, v, cap in (
         ("games", games, MAX_GAMES),
