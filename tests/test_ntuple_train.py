@@ -259,23 +259,35 @@ def test_cli_resume_continues(tmp_path):
     assert bad.returncode != 0 and "hex cells" in bad.stderr
 
 
+#: the CLI command of a long 2048 run with a checkpoint every 1,000 games
+_LONG = [sys.executable, "-m", "playahead", "train", "ntuple", "--env", "2048-v0"]
+_LONG += ["--games", "50000000", "--patterns", ",".join(SMALL), "--eval-every", "1000"]
+_LONG += ["--eval-games", "2", "--no-progress", "--no-tensorboard"]
+
+
+def _live_run(out):
+    """A long run training into ``out`` (a subprocess), once its first checkpoint is
+    written."""
+    import time
+
+    proc = subprocess.Popen(
+        [*_LONG, "--out", str(out)], stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 120
+    while not (out / "model.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return proc
+
+
 def test_a_second_run_into_a_live_runs_directory_is_refused(tmp_path):
     """While a run trains into a directory, another run into it (or into a copy put
     in its place) gets a one-line error and touches nothing; once the live run has
     stopped and saved, the directory resumes."""
     import signal
-    import time
 
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "playahead", "train", "ntuple", "--env", "2048-v0"]
-    command += ["--games", "50000000", "--out", str(out), "--patterns", ",".join(SMALL)]
-    command += ["--eval-every", "1000", "--eval-games", "2", "--no-progress"]
-    command += ["--no-tensorboard"]
-    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    proc = _live_run(out)
     try:
-        deadline = time.monotonic() + 120
-        while not (out / "model.json").exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
         with pytest.raises(ValueError, match="another run is training into") as err:
             _train(tmp_path, "run", 2000, resume=True)
         assert "\n" not in str(err.value)
@@ -284,7 +296,7 @@ def test_a_second_run_into_a_live_runs_directory_is_refused(tmp_path):
         shutil.rmtree(out)
         shutil.copytree(tmp_path / "copy", out)
         cli = subprocess.run(
-            [*command[:5], "--env", "2048-v0", "--games", "2000", "--out", str(out)]
+            [*_LONG[:5], "--env", "2048-v0", "--games", "2000", "--out", str(out)]
             + ["--resume", "--no-progress", "--no-tensorboard"],
             capture_output=True,
             text=True,
@@ -319,15 +331,8 @@ def test_a_stopped_run_resumes_to_the_same_network(tmp_path, signame):
 
     sig = getattr(signal, signame)
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "playahead", "train", "ntuple", "--env", "2048-v0"]
-    command += ["--games", "50000000", "--out", str(out), "--patterns", ",".join(SMALL)]
-    command += ["--eval-every", "1000", "--eval-games", "2", "--no-progress"]
-    command += ["--no-tensorboard"]
-    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    proc = _live_run(out)
     try:
-        deadline = time.monotonic() + 120
-        while not (out / "model.json").exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
         time.sleep(0.3)  # past the first checkpoint, into the next chunks
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=120)
