@@ -79,7 +79,9 @@ _BUILD_THREES_TUNED = f"{_BUILD_THREES_NET}; {TRAIN_THREES_SPLIT}; {TRAIN_THREES
 #: machine (and games 0-16 of ``threes-default`` were ``threes-d6-cut1e-3``'s). Each
 #: is re-recorded by ``python -m benchmarks strength --setting NAME --every 1``.
 SETTINGS: dict[str, Setting] = {
-    # the default: expectimax over the shipped n-tuple net (LEARNED_AUTO)
+    # the default: expectimax over the shipped n-tuple net (LEARNED_AUTO); its record
+    # was played as expectimax:late_cutoff=0.005 before that became the default (the
+    # same resolved options, so the same fingerprint and games)
     "threes-default": Setting("Threes-v0", "expectimax", 500),
     # the default before the cut-off study: automatic depth 3 .. 4 at 1e-4
     "threes-d4-cut1e-4": Setting(
@@ -167,8 +169,6 @@ SETTINGS: dict[str, Setting] = {
     "threes-ntuple-d2-cut1e-3": Setting(
         "Threes-v0", "expectimax:depth=2,prob_cutoff=0.001,evaluator=ntuple", 100
     ),
-    # the default with a finer cut-off once a 3072 is on the board (late_cutoff)
-    "threes-late-cut5e-3": Setting("Threes-v0", "expectimax:late_cutoff=0.005", 500),
     "2048-default": Setting("2048-v0", "expectimax", 20),
     "2048-d2": Setting("2048-v0", "expectimax:max_depth=2", 100),
 }

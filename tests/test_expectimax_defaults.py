@@ -26,8 +26,13 @@ from tests.test_expectimax_leaves import model_dir
 THREES = "Threes-v0"
 
 
-def test_learned_auto_is_one_place_with_its_three_numbers():
-    assert LEARNED_AUTO == {"prob_cutoff": 0.01, "max_depth": 5, "budget": 4_000_000}
+def test_learned_auto_is_one_place_with_its_numbers():
+    assert LEARNED_AUTO == {
+        "prob_cutoff": 0.01,
+        "late_cutoff": 0.005,
+        "max_depth": 5,
+        "budget": 4_000_000,
+    }
     assert "LEARNED_AUTO" in ExpectimaxAgent.__doc__
 
 
@@ -206,6 +211,7 @@ def test_the_agents_page_states_the_learned_defaults():
     auto = LEARNED_AUTO
     want = (
         f"to depth {auto['max_depth']} at a cut-off of {auto['prob_cutoff']:g} "
+        f"({auto['late_cutoff']:g} once a 3072 is on the board) "
         f"within {auto['budget']:,} nodes"
     )
     assert want in text

@@ -1,7 +1,8 @@
 """``late_cutoff``: a finer probability cut-off once the board holds a card (Threes) or
 tile (2048) of at least ``late_from``. Below that card a decision is the plain one;
-from it on, the one at ``prob_cutoff=late_cutoff``; when unset, the agent and its
-resolved options are those of before."""
+from it on, the one at ``prob_cutoff=late_cutoff``. The learned Threes default has
+one (:data:`LEARNED_AUTO`, where no cut-off is given); elsewhere, unset, the agent and
+its resolved options are those of before."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from playahead.agents import make_agent, resolved_options
-from playahead.planners.expectimax import ExpectimaxAgent
+from playahead.planners.expectimax import LEARNED_AUTO, ExpectimaxAgent
 from tests.test_expectimax import env_2048, env_threes
 
 THREES = "Threes-v0"
@@ -34,8 +35,12 @@ def analyze(faces, **options):
     )
 
 
+#: the learned default's cut-off given, so without its late cut-off
+PLAIN = {"prob_cutoff": LEARNED_AUTO["prob_cutoff"]}
+
+
 def test_below_late_from_the_decision_is_the_plain_one():
-    plain = analyze(EARLY)
+    plain = analyze(EARLY, **PLAIN)
     late = analyze(EARLY, late_cutoff=0.003)
     np.testing.assert_array_equal(late.values, plain.values)
     assert late.stats["nodes"] == plain.stats["nodes"]
@@ -48,16 +53,35 @@ def test_from_late_from_on_the_decision_searches_at_late_cutoff():
     np.testing.assert_array_equal(late.values, finer.values)
     assert late.stats["prob_cutoff"] == 0.003
     # and that is another search than the plain one: more nodes, other values
-    plain = analyze(LATE)
+    plain = analyze(LATE, **PLAIN)
     assert late.stats["nodes"] > plain.stats["nodes"]
     assert not np.array_equal(late.values, plain.values, equal_nan=True)
 
 
 def test_late_from_is_the_card_it_names():
     at_6144 = analyze(LATE, late_cutoff=0.003, late_from=6144)
-    np.testing.assert_array_equal(at_6144.values, analyze(LATE).values)
+    np.testing.assert_array_equal(at_6144.values, analyze(LATE, **PLAIN).values)
     at_3 = analyze(EARLY, late_cutoff=0.003, late_from=3)
     np.testing.assert_array_equal(at_3.values, analyze(EARLY, prob_cutoff=0.003).values)
+
+
+def test_the_learned_default_searches_finer_from_the_first_3072():
+    late = LEARNED_AUTO["late_cutoff"]
+    assert late < LEARNED_AUTO["prob_cutoff"]
+    on = analyze(LATE)
+    assert on.stats["prob_cutoff"] == late
+    np.testing.assert_array_equal(on.values, analyze(LATE, prob_cutoff=late).values)
+    before = analyze(EARLY)
+    assert before.stats["prob_cutoff"] == LEARNED_AUTO["prob_cutoff"]
+    np.testing.assert_array_equal(before.values, analyze(EARLY, **PLAIN).values)
+    # a cut-off given is searched throughout; late_cutoff=0.01 turns it off
+    assert analyze(LATE, **PLAIN).stats["prob_cutoff"] == PLAIN["prob_cutoff"]
+    off = analyze(LATE, late_cutoff=PLAIN["prob_cutoff"])
+    np.testing.assert_array_equal(off.values, analyze(LATE, **PLAIN).values)
+    # the default names it; a given cut-off leaves it out
+    got = resolved_options("expectimax", THREES)
+    assert (got["late_cutoff"], got["late_from"]) == (late, 3072)
+    assert "late_cutoff" not in resolved_options("expectimax:prob_cutoff=0.01", THREES)
 
 
 def test_2048_tiles_count_too():
@@ -71,7 +95,8 @@ def test_2048_tiles_count_too():
 
 
 @pytest.mark.parametrize(
-    "options", ["", "evaluator=features", "depth=2", "evaluator=ntuple"]
+    "options",
+    ["evaluator=features", "depth=2", "evaluator=ntuple,prob_cutoff=0.01", "depth=3"],
 )
 def test_unset_it_leaves_the_resolved_options_as_before(options):
     got = resolved_options(f"expectimax:{options}".rstrip(":"), THREES)

@@ -85,13 +85,19 @@ DEFAULT_BUDGET = 30_000_000
 AUTO_BUDGET = "auto"
 #: The automatic depth's defaults on Threes with learned leaves (``evaluator=ntuple``,
 #: the net playahead ships, or ``ntuple:path=DIR``), each used where that option is
-#: not given: a probability cut-off of 0.01, at most depth 5 (also the floor: Threes'
-#: automatic depth is ``max_depth``) and a budget of 4,000,000 nodes per decision. A
-#: learned leaf costs several times what a ``features`` leaf does, and at this cut-off a
-#: depth-5 search is cheap. A fixed ``depth`` keeps the plain defaults (cut-off 1e-4,
-#: :data:`DEFAULT_BUDGET` when ``bounded``), so the records of fixed-depth agents keep
-#: their fingerprints.
-LEARNED_AUTO = {"prob_cutoff": 0.01, "max_depth": 5, "budget": 4_000_000}
+#: not given: a probability cut-off of 0.01, and of 0.005 once a 3072 is on the board
+#: (``late_cutoff``, where neither cut-off is given), at most depth 5 (also the floor:
+#: Threes' automatic depth is ``max_depth``) and a budget of 4,000,000 nodes per
+#: decision. A learned leaf costs several times what a ``features`` leaf does, and at
+#: these cut-offs a depth-5 search is cheap. A fixed ``depth`` keeps the plain defaults
+#: (cut-off 1e-4 throughout, :data:`DEFAULT_BUDGET` when ``bounded``), so the records
+#: of fixed-depth agents keep their fingerprints.
+LEARNED_AUTO = {
+    "prob_cutoff": 0.01,
+    "late_cutoff": 0.005,
+    "max_depth": 5,
+    "budget": 4_000_000,
+}
 #: The accepted budgets, in nodes per decision.
 MIN_BUDGET = 1_000
 MAX_BUDGET = 10_000_000_000
@@ -196,8 +202,11 @@ class ExpectimaxAgent(Planner):
         late_cutoff: the probability cut-off of a decision whose board already
             holds a card (Threes) or tile (2048) of at least ``late_from``, in place
             of ``prob_cutoff``: a finer search for the late game only, where the
-            moves are fewer but count more. None (the default): ``prob_cutoff``
+            moves are fewer but count more. None (the default): where
+            ``prob_cutoff`` is not given either, :data:`LEARNED_AUTO`'s (0.005) for
+            the automatic depth on Threes with learned leaves; else ``prob_cutoff``
             throughout, and neither option is part of the resolved options.
+            ``late_cutoff=0.01`` searches the learned default at 0.01 throughout.
         late_from: the card or tile from which ``late_cutoff`` applies (default
             3072), an integer in 1 .. 2**20.
 
@@ -313,6 +322,8 @@ class ExpectimaxAgent(Planner):
             if out.get("evaluator") is None:
                 out["evaluator"] = DEFAULT_EVALUATOR[game]
             defaults = _defaults(game, out["evaluator"], out.get("depth"))
+            if out.get("late_cutoff") is None and out.get("prob_cutoff") is None:
+                out["late_cutoff"] = defaults["late_cutoff"]
             for key in ("max_depth", "prob_cutoff"):
                 if out.get(key) is None:
                     out[key] = defaults[key]
@@ -367,11 +378,13 @@ class ExpectimaxAgent(Planner):
         board = np.uint64(state.board)
         defaults = _defaults(game, named, self.depth)
         cap = self.max_depth or defaults["max_depth"]
-        cutoff = self.prob_cutoff
+        cutoff, late = self.prob_cutoff, self.late_cutoff
         if cutoff is None:
             cutoff = defaults["prob_cutoff"]
-        if self.late_cutoff is not None and _max_face(game, board) >= self.late_from:
-            cutoff = self.late_cutoff
+            if late is None:
+                late = defaults["late_cutoff"]
+        if late is not None and _max_face(game, board) >= self.late_from:
+            cutoff = late
         node_budget = defaults["budget"] if _is_auto(self.budget) else self.budget
         search = functools.partial(self._search, game, state, board, ev, leaf, cutoff)
         timed = self.time_limit is not None
@@ -528,8 +541,9 @@ def _learned(evaluator) -> bool:
 
 
 def _defaults(game: str, evaluator, depth: int | None) -> dict:
-    """``prob_cutoff``, ``max_depth`` and ``budget`` (nodes) of a search on ``game``
-    with ``evaluator`` (the game's default filled in) where the options are not given:
+    """``prob_cutoff``, ``late_cutoff`` (None: none), ``max_depth`` and ``budget``
+    (nodes) of a search on ``game`` with ``evaluator`` (the game's default filled in)
+    where the options are not given:
     :data:`LEARNED_AUTO` for the automatic depth (``depth`` None) on Threes with
     learned leaves, else :data:`AUTO_PROB_CUTOFF` (automatic depth) or
     :data:`DEFAULT_PROB_CUTOFF`, :data:`DEFAULT_MAX_DEPTH` and
@@ -537,6 +551,7 @@ def _defaults(game: str, evaluator, depth: int | None) -> dict:
     auto = depth is None
     out = {
         "prob_cutoff": AUTO_PROB_CUTOFF[game] if auto else DEFAULT_PROB_CUTOFF,
+        "late_cutoff": None,
         "max_depth": DEFAULT_MAX_DEPTH[game],
         "budget": DEFAULT_BUDGET,
     }
