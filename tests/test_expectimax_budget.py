@@ -249,6 +249,7 @@ def test_a_fixed_depth_without_bounded_searches_as_before(
         "budget_cut": False,
         "searches": [3],
         "budget": None,  # none can act on a fixed depth without bounded
+        "prob_cutoff": 1e-4,  # a fixed depth's default, whatever the board
         "evaluator": "monotonic" if env_id == "2048-v0" else "features",
     }
     # bounded, with a budget the search fits in: the very same search
