@@ -820,6 +820,11 @@ THREES_LATE_GAME: list[tuple[str, str, str | None]] = [
         "the net shipped now, the deals of seed 2",
         "phase5/late-stage6144-8150k-seed2.json",
     ),
+    (
+        "phase7/late-default-now.json",
+        "the default now (the net shipped now, a 0.005 cut-off), row 4's deals",
+        "phase5/late-stage6144-9150k.json",
+    ),
 ]
 
 
