@@ -86,12 +86,21 @@ def test_the_learned_default_searches_finer_from_the_first_3072():
 
 def test_2048_tiles_count_too():
     faces = [[1024, 512, 4, 2], [8, 16, 32, 0], [2, 0, 0, 0], [0, 0, 0, 0]]
-    got = ExpectimaxAgent(seed=0, depth=2, late_cutoff=0.0, late_from=1024).analyze(
-        env_2048(faces)
-    )
-    want = ExpectimaxAgent(seed=0, depth=2, prob_cutoff=0.0).analyze(env_2048(faces))
-    np.testing.assert_array_equal(got.values, want.values)
-    assert got.stats["prob_cutoff"] == 0.0
+
+    def values(**options):
+        agent = ExpectimaxAgent(seed=0, depth=2, **options)
+        return agent.analyze(env_2048(faces))
+
+    plain = values()
+    got = values(late_cutoff=0.05, late_from=1024)
+    np.testing.assert_array_equal(got.values, values(prob_cutoff=0.05).values)
+    assert got.stats["prob_cutoff"] == 0.05
+    # a coarser search than the plain one here, so the option did act
+    assert got.stats["nodes"] < plain.stats["nodes"]
+    assert not np.array_equal(got.values, plain.values, equal_nan=True)
+    # a tile above the board's largest: the plain search
+    above = values(late_cutoff=0.05, late_from=2048)
+    np.testing.assert_array_equal(above.values, plain.values)
 
 
 @pytest.mark.parametrize(
