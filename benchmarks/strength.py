@@ -83,6 +83,11 @@ SETTINGS: dict[str, Setting] = {
     # was played as expectimax:late_cutoff=0.005 before that became the default (the
     # same resolved options, so the same fingerprint and games)
     "threes-default": Setting("Threes-v0", "expectimax", 500),
+    # the default's search, finer once a 3072 (0.004) and again once a 6144 (0.003)
+    # is on the board, over the same net
+    "threes-end-cut3e-3": Setting(
+        "Threes-v0", "expectimax:late_cutoff=0.004,end_cutoff=0.003", 500
+    ),
     # the default before the cut-off study: automatic depth 3 .. 4 at 1e-4
     "threes-d4-cut1e-4": Setting(
         "Threes-v0",

@@ -1,8 +1,9 @@
 """``late_cutoff``: a finer probability cut-off once the board holds a card (Threes) or
-tile (2048) of at least ``late_from``. Below that card a decision is the plain one;
-from it on, the one at ``prob_cutoff=late_cutoff``. The learned Threes default has
-one (:data:`LEARNED_AUTO`, where no cut-off is given); elsewhere, unset, the agent and
-its resolved options are those of before."""
+tile (2048) of at least ``late_from``, and ``end_cutoff``, a second such tier from
+``end_from``. Below that card a decision is the plain one; from it on, the one at
+``prob_cutoff=late_cutoff``. The learned Threes default has one (:data:`LEARNED_AUTO`,
+where no cut-off is given); elsewhere, unset, the agent and its resolved options are
+those of before."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ LATE = [
     [384, 48, 6, 0],
     [24, 2, 1, 0],
 ]
+#: the same board one card higher
+END = [[6144 if v == 3072 else v for v in row] for row in LATE]
 #: the same board one card lower
 EARLY = [[1536 if v == 3072 else v for v in row] for row in LATE]
 EARLY[1][0] = 6
@@ -123,6 +126,43 @@ def test_set_it_names_both_options():
     assert other != got
 
 
+def test_end_cutoff_is_a_second_tier_from_end_from():
+    tiers = {"late_cutoff": 0.005, "end_cutoff": 0.003}
+    # from end_from on, the end tier's search; below it, the late tier's
+    end = analyze(END, **tiers)
+    assert end.stats["prob_cutoff"] == 0.003
+    np.testing.assert_array_equal(end.values, analyze(END, prob_cutoff=0.003).values)
+    late = analyze(LATE, **tiers)
+    assert late.stats["prob_cutoff"] == 0.005
+    np.testing.assert_array_equal(late.values, analyze(LATE, prob_cutoff=0.005).values)
+    before = analyze(EARLY, **tiers)
+    np.testing.assert_array_equal(before.values, analyze(EARLY, **PLAIN).values)
+    # the end tier alone: the plain search up to end_from
+    alone = analyze(LATE, end_cutoff=0.003, end_from=6144)
+    np.testing.assert_array_equal(alone.values, analyze(LATE, **PLAIN).values)
+    at_3072 = analyze(LATE, end_cutoff=0.003, end_from=3072)
+    finer = analyze(LATE, prob_cutoff=0.003).values
+    np.testing.assert_array_equal(at_3072.values, finer)
+    # and the two searches differ, so the tier did act
+    assert end.stats["nodes"] > analyze(END, prob_cutoff=0.005).stats["nodes"]
+
+
+def test_end_cutoff_is_named_only_when_set():
+    got = resolved_options("expectimax:late_cutoff=0.004,end_cutoff=0.003", THREES)
+    assert (got["late_cutoff"], got["end_cutoff"], got["end_from"]) == (
+        0.004,
+        0.003,
+        6144,
+    )
+    # unset, the agent of before: the default's record keeps its fingerprint
+    default = resolved_options("expectimax", THREES)
+    assert "end_cutoff" not in default and "end_from" not in default
+    assert resolved_options("expectimax:end_from=12288", THREES) == default
+    # any cut-off given replaces the default's tiers
+    only = resolved_options("expectimax:end_cutoff=0.003", THREES)
+    assert "late_cutoff" not in only and only["prob_cutoff"] == 0.01
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
@@ -131,6 +171,8 @@ def test_set_it_names_both_options():
         ("expectimax:late_from=0", "late_from must be a card or tile value"),
         ("expectimax:late_from=99999999999", "late_from must be a card or tile"),
         ("expectimax:late_from=true", "late_from"),
+        ("expectimax:end_cutoff=1", "end_cutoff must be a number in [0, 1)"),
+        ("expectimax:end_from=0", "end_from must be a card or tile value"),
     ],
 )
 def test_bad_values_get_a_one_line_error(spec, message):

@@ -114,8 +114,11 @@ DIRECT_SHARE = 0.125
 DIRECT_LIMIT = 0.75
 _GAMES = {"2048": "2048", "threes": "Threes"}
 _ENV_GAMES = {"2048-v0": "2048", "Threes-v0": "Threes"}
-#: Largest ``late_from``: above any card or tile the packed boards hold.
+#: Largest ``late_from`` and ``end_from``: above any card or tile the packed boards
+#: hold.
 MAX_FACE = 1 << 20
+#: The cut-off options: where none is given, the defaults' apply.
+_CUTOFFS = ("prob_cutoff", "late_cutoff", "end_cutoff")
 _MAX_STAMP = 1 << 39
 _NO_LIMIT = 1 << 62
 
@@ -209,6 +212,14 @@ class ExpectimaxAgent(Planner):
             ``late_cutoff=0.01`` searches the learned default at 0.01 throughout.
         late_from: the card or tile from which ``late_cutoff`` applies (default
             3072), an integer in 1 .. 2**20.
+        end_cutoff: a second late tier: the cut-off of a decision whose board
+            holds a card or tile of at least ``end_from``, in place of the other two
+            (the end game: fewer moves still, and the largest scores). None (the
+            default): none, and neither option is part of the resolved options;
+            where no cut-off at all is given, :data:`LEARNED_AUTO`'s for the
+            automatic depth on Threes with learned leaves.
+        end_from: the card or tile from which ``end_cutoff`` applies (default
+            6144), an integer in 1 .. 2**20.
 
     Raises:
         ValueError: a bad option here; in ``analyze``/``act``, a game other than
@@ -233,6 +244,8 @@ class ExpectimaxAgent(Planner):
         transposition: bool = True,
         late_cutoff: float | None = None,
         late_from: int = 3072,
+        end_cutoff: float | None = None,
+        end_from: int = 6144,
     ):
         super().__init__(seed=seed, time_limit=time_limit, compiled=True)
         if depth is not None and (
@@ -244,16 +257,9 @@ class ExpectimaxAgent(Planner):
         self.depth = None if depth is None else int(depth)
         self.prob_cutoff = _check_cutoff("prob_cutoff", prob_cutoff)
         self.late_cutoff = _check_cutoff("late_cutoff", late_cutoff)
-        if (
-            isinstance(late_from, bool)
-            or not isinstance(late_from, int | np.integer)
-            or not 1 <= late_from <= MAX_FACE
-        ):
-            raise ValueError(
-                f"late_from must be a card or tile value, an integer in 1..{MAX_FACE}, "
-                f"got {late_from!r}"
-            )
-        self.late_from = int(late_from)
+        self.late_from = _check_face("late_from", late_from)
+        self.end_cutoff = _check_cutoff("end_cutoff", end_cutoff)
+        self.end_from = _check_face("end_from", end_from)
         self._leaf = None
         self._default_net: _Leaf | None = None  # the game's default net, when used
         if _learned(evaluator):
@@ -322,8 +328,9 @@ class ExpectimaxAgent(Planner):
             if out.get("evaluator") is None:
                 out["evaluator"] = DEFAULT_EVALUATOR[game]
             defaults = _defaults(game, out["evaluator"], out.get("depth"))
-            if out.get("late_cutoff") is None and out.get("prob_cutoff") is None:
-                out["late_cutoff"] = defaults["late_cutoff"]
+            if all(out.get(k) is None for k in _CUTOFFS):
+                for key in ("late_cutoff", "end_cutoff"):
+                    out[key] = defaults[key]
             for key in ("max_depth", "prob_cutoff"):
                 if out.get(key) is None:
                     out[key] = defaults[key]
@@ -346,9 +353,10 @@ class ExpectimaxAgent(Planner):
                     out.pop("budget", None)
         elif out.get("time_limit") is not None:
             out.pop("min_depth", None)
-        if out.get("late_cutoff") is None:  # inactive: the agent of before
-            out.pop("late_cutoff", None)
-            out.pop("late_from", None)
+        for tier in ("late", "end"):
+            if out.get(f"{tier}_cutoff") is None:  # inactive: the agent of before
+                out.pop(f"{tier}_cutoff", None)
+                out.pop(f"{tier}_from", None)
         return out
 
     # ------------------------------------------------------------------ search
@@ -378,12 +386,15 @@ class ExpectimaxAgent(Planner):
         board = np.uint64(state.board)
         defaults = _defaults(game, named, self.depth)
         cap = self.max_depth or defaults["max_depth"]
-        cutoff, late = self.prob_cutoff, self.late_cutoff
+        cutoff, late, end = self.prob_cutoff, self.late_cutoff, self.end_cutoff
         if cutoff is None:
             cutoff = defaults["prob_cutoff"]
-            if late is None:
-                late = defaults["late_cutoff"]
-        if late is not None and _max_face(game, board) >= self.late_from:
+            if late is None and end is None:
+                late, end = defaults["late_cutoff"], defaults["end_cutoff"]
+        face = _max_face(game, board)
+        if end is not None and face >= self.end_from:
+            cutoff = end
+        elif late is not None and face >= self.late_from:
             cutoff = late
         node_budget = defaults["budget"] if _is_auto(self.budget) else self.budget
         search = functools.partial(self._search, game, state, board, ev, leaf, cutoff)
@@ -541,9 +552,9 @@ def _learned(evaluator) -> bool:
 
 
 def _defaults(game: str, evaluator, depth: int | None) -> dict:
-    """``prob_cutoff``, ``late_cutoff`` (None: none), ``max_depth`` and ``budget``
-    (nodes) of a search on ``game`` with ``evaluator`` (the game's default filled in)
-    where the options are not given:
+    """``prob_cutoff``, ``late_cutoff`` and ``end_cutoff`` (None: none),
+    ``max_depth`` and ``budget`` (nodes) of a search on ``game`` with ``evaluator``
+    (the game's default filled in) where the options are not given:
     :data:`LEARNED_AUTO` for the automatic depth (``depth`` None) on Threes with
     learned leaves, else :data:`AUTO_PROB_CUTOFF` (automatic depth) or
     :data:`DEFAULT_PROB_CUTOFF`, :data:`DEFAULT_MAX_DEPTH` and
@@ -552,6 +563,7 @@ def _defaults(game: str, evaluator, depth: int | None) -> dict:
     out = {
         "prob_cutoff": AUTO_PROB_CUTOFF[game] if auto else DEFAULT_PROB_CUTOFF,
         "late_cutoff": None,
+        "end_cutoff": None,
         "max_depth": DEFAULT_MAX_DEPTH[game],
         "budget": DEFAULT_BUDGET,
     }
@@ -571,6 +583,20 @@ def _check_cutoff(name: str, value) -> float | None:
     ):
         raise ValueError(f"{name} must be a number in [0, 1) or none, got {value!r}")
     return float(value)
+
+
+def _check_face(name: str, value) -> int:
+    """A card or tile value option as an int, or a one-line error."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | np.integer)
+        or not 1 <= value <= MAX_FACE
+    ):
+        raise ValueError(
+            f"{name} must be a card or tile value, an integer in 1..{MAX_FACE}, "
+            f"got {value!r}"
+        )
+    return int(value)
 
 
 def _max_face(game: str, board: np.uint64) -> int:
