@@ -328,12 +328,9 @@ class ExpectimaxAgent(Planner):
             if out.get("evaluator") is None:
                 out["evaluator"] = DEFAULT_EVALUATOR[game]
             defaults = _defaults(game, out["evaluator"], out.get("depth"))
-            if all(out.get(k) is None for k in _CUTOFFS):
-                for key in ("late_cutoff", "end_cutoff"):
-                    out[key] = defaults[key]
-            for key in ("max_depth", "prob_cutoff"):
-                if out.get(key) is None:
-                    out[key] = defaults[key]
+            out.update(_cutoffs({k: out.get(k) for k in _CUTOFFS}, defaults))
+            if out.get("max_depth") is None:
+                out["max_depth"] = defaults["max_depth"]
             if _is_auto(out.get("budget", AUTO_BUDGET)):
                 out["budget"] = defaults["budget"]
             if out.get("min_depth") is None:
@@ -386,11 +383,8 @@ class ExpectimaxAgent(Planner):
         board = np.uint64(state.board)
         defaults = _defaults(game, named, self.depth)
         cap = self.max_depth or defaults["max_depth"]
-        cutoff, late, end = self.prob_cutoff, self.late_cutoff, self.end_cutoff
-        if cutoff is None:
-            cutoff = defaults["prob_cutoff"]
-            if late is None and end is None:
-                late, end = defaults["late_cutoff"], defaults["end_cutoff"]
+        given = {k: getattr(self, k) for k in _CUTOFFS}
+        cutoff, late, end = _cutoffs(given, defaults).values()
         face = _max_face(game, board)
         if end is not None and face >= self.end_from:
             cutoff = end
@@ -569,6 +563,19 @@ def _defaults(game: str, evaluator, depth: int | None) -> dict:
     }
     if auto and game == "Threes" and _learned(evaluator):
         out.update(LEARNED_AUTO)
+    return out
+
+
+def _cutoffs(given: dict, defaults: dict) -> dict:
+    """The cut-offs a search uses (``prob_cutoff``, ``late_cutoff``, ``end_cutoff``,
+    in that order) from those ``given`` (None: not given) and the ``defaults`` of
+    :func:`_defaults`: a ``prob_cutoff`` not given is the default's; the late tiers
+    are the default's only where no cut-off at all is given."""
+    out = {k: given.get(k) for k in _CUTOFFS}
+    if all(v is None for v in out.values()):
+        out.update({k: defaults[k] for k in _CUTOFFS[1:]})
+    if out["prob_cutoff"] is None:
+        out["prob_cutoff"] = defaults["prob_cutoff"]
     return out
 
 
