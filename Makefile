@@ -43,7 +43,7 @@ docs: $(VENV)/.test-installed
 test-nojit: $(VENV)/.test-installed
 	NUMBA_DISABLE_JIT=1 HYPOTHESIS_PROFILE=nojit $(PY) -m pytest -p no:cacheprovider \
 		tests/test_tile_rules.py tests/test_planners_kernels.py tests/test_ntuple_kernels.py \
-		tests/test_expectimax_leaves.py
+		tests/test_expectimax_leaves.py tests/test_expectimax_bonus.py
 
 test-slow: $(VENV)/.test-installed
 	$(PY) -m pytest -m "slow and not thirdparty"

@@ -207,7 +207,13 @@ def _spawn_value(board, depth_left, cprob, prob_cutoff, evaluator, stats) -> flo
 
 
 def values_threes(
-    board, deck, preview, depth: int, prob_cutoff: float, evaluator: str = "features"
+    board,
+    deck,
+    preview,
+    depth: int,
+    prob_cutoff: float,
+    evaluator: str = "features",
+    window: bool = False,
 ):
     """Value of each first move (None where illegal).
 
@@ -230,7 +236,7 @@ def values_threes(
         p = 1.0 / len(children)
         values.append(
             sum(
-                p * _card_value(child, deck, depth, p, prob_cutoff, evaluator)
+                p * _card_value(child, deck, depth, p, prob_cutoff, evaluator, window)
                 for child in children
             )
         )
@@ -243,8 +249,22 @@ def _put(board, cell, card):
     return child
 
 
-def next_cards(board, deck):
-    """[(card, probability, deck after drawing it)] for the next card."""
+def bonus_odds(n: int, window: bool) -> list[float]:
+    """Probability of each of ``n`` bonus values (of the bonus draw): alike, or with
+    ``window`` counted over the game's draw, window by window (each of the ``n - 2``
+    windows of three consecutive values alike, each value in it alike)."""
+    if not window or n <= 3:
+        return [1 / n] * n
+    odds = [0.0] * n
+    for start in range(n - 2):
+        for j in range(start, start + 3):
+            odds[j] += 1 / (n - 2) / 3
+    return odds
+
+
+def next_cards(board, deck, window=False):
+    """[(card, probability, deck after drawing it)] for the next card; ``window``: a
+    bonus card's value as the game draws it (:func:`bonus_odds`)."""
     if sum(deck) == 0:
         deck = (4, 4, 4)
     top = max(max(row) for row in board)
@@ -255,15 +275,18 @@ def next_cards(board, deck):
         if count:
             after = tuple(n - (j == i) for j, n in enumerate(deck))
             out.append((i + 1, p_basic * count / sum(deck), after))
-    out += [(card, 1 / 21 / len(bonus), deck) for card in bonus]
+    odds = bonus_odds(len(bonus), window)
+    out += [(card, odds[j] / 21, deck) for j, card in enumerate(bonus)]
     return out
 
 
-def _card_value(board, deck, depth_left, cprob, prob_cutoff, evaluator) -> float:
+def _card_value(
+    board, deck, depth_left, cprob, prob_cutoff, evaluator, window=False
+) -> float:
     if depth_left <= 0 or cprob < prob_cutoff:
         return evaluate(board, "Threes", evaluator)
     total = 0.0
-    for card, p, deck_after in next_cards(board, deck):
+    for card, p, deck_after in next_cards(board, deck, window):
         best = 0.0
         for action in range(4):
             after, moved = ref.move_threes(board, action)
@@ -281,6 +304,7 @@ def _card_value(board, deck, depth_left, cprob, prob_cutoff, evaluator) -> float
                         cprob * p / len(cells),
                         prob_cutoff,
                         evaluator,
+                        window,
                     )
                     for cell in cells
                 ) / len(cells)

@@ -267,7 +267,7 @@ def card_code(card: int) -> int:
 
 
 def expectimax_threes(
-    board, deck, preview, depth, cutoff, weights, patterns, stages=()
+    board, deck, preview, depth, cutoff, weights, patterns, stages=(), window=False
 ):
     """Value of each first move (None where illegal) as expected final scores: the
     score of the afterstate where the search stops plus its learned value, with the
@@ -290,7 +290,7 @@ def expectimax_threes(
     def card_value(b, dk, d, cprob):
         cut = d <= 0 or cprob < cutoff
         total = 0.0
-        for card, p, deck_after in next_cards(b, dk):
+        for card, p, deck_after in next_cards(b, dk, window):
             best = 0.0
             for a in range(4):
                 after, moved = ref.move_threes(b, a)

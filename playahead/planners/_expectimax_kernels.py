@@ -15,8 +15,11 @@ Every search function takes two tuples and the learned leaf:
   returns 0 at once: the search is abandoned, and its caller must see ``counters[0] >
   counters[2]`` and throw its values away (this is how the node budget stops a
   search that runs long).
-* ``cfg = (cutoff, reward_weight, stamp, shift, use_tt)``: ``reward_weight`` scales
-  the merge rewards added along the path (2048 only).
+* ``cfg = (cutoff, reward_weight, stamp, shift, use_tt, window)``: ``reward_weight``
+  scales the merge rewards added along the path (2048 only); ``window`` (Threes only):
+  an unknown bonus card's value has the marginal of the game's draw (a window of up
+  to three consecutive values first, the card uniform in it: :func:`_bonus_p`), not
+  each value alike.
 * ``net``: None, or the learned leaf ``(flat, runs, imgs, idx, dims)`` of an n-tuple
   net (:func:`playahead.ntuple._kernels.leaf_lookups`' arrays, ``dims = [n_codes,
   size, n_base, clamp, stride, *stage ranks]``, see
@@ -328,7 +331,21 @@ def _card_at(out, line, side, card):
 
 
 @nb.njit(cache=True)
-def _card_leaves(board, board_t, ones, twos, threes, total, n_bonus, p_basic, ctx, net):
+def _bonus_p(j, n, window):
+    """Probability that the next card is bonus value ``j`` of the ``n`` possible
+    (6 .. max/8, ``j`` 0 for 6). Each alike unless ``window``: the game draws one of
+    the ``n - 2`` windows of three consecutive values, then the card uniform in it,
+    so value ``j`` is in ``min(j, n - 3) - max(0, j - 2) + 1`` of them."""
+    if not window or n <= 3:
+        return BONUS_PROBABILITY / n
+    inside = min(j, n - 3) - max(0, j - 2) + 1
+    return BONUS_PROBABILITY * inside / (3.0 * (n - 2))
+
+
+@nb.njit(cache=True)
+def _card_leaves(
+    board, board_t, ones, twos, threes, total, n_bonus, p_basic, ctx, net, window
+):
     """:func:`card_node`'s value where every (card, move) is a leaf, in its order of
     additions (same bits): the drawn card picks the preview code of the afterstates
     (0, 1, 2 for a 1, 2, 3; 3 for any bonus card)."""
@@ -344,8 +361,8 @@ def _card_leaves(board, board_t, ones, twos, threes, total, n_bonus, p_basic, ct
     if threes > 0:
         res += p_basic * threes / total * b2
         seen += 1
-    for _ in range(n_bonus):
-        res += (BONUS_PROBABILITY / n_bonus) * b3
+    for j in range(n_bonus):
+        res += _bonus_p(j, n_bonus, window) * b3
     ctx[5][0] += legal * (seen + (n_bonus > 0))
     return res
 
@@ -389,7 +406,17 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
     if net is not None:
         if cut or depth_left <= 1:  # every (card, move) is a leaf: one round
             res = _card_leaves(
-                board, board_t, ones, twos, threes, total, n_bonus, p_basic, ctx, net
+                board,
+                board_t,
+                ones,
+                twos,
+                threes,
+                total,
+                n_bonus,
+                p_basic,
+                ctx,
+                net,
+                cfg[5],
             )
             if use_tt:
                 _store(slot, board, aux, res, ctx)
@@ -398,7 +425,9 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
     # With a net, a bonus card whose every move is a leaf is valued at the
     # afterstates, before the card enters: the same best for each bonus value, so
     # it is found once (and added once per value, in the same order: same bits).
+    # A value of a probability no larger is a leaf wherever that one was.
     bonus_best = np.nan
+    bonus_p = 0.0
     if net is not None:
         # an afterstate is the same whichever card was drawn: each move's leaf is
         # looked up once, into row ``a`` of ``found``, and read under each card's code
@@ -407,9 +436,12 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
         found_score = np.full(4, np.nan)
     for option in range(3 + n_bonus):
         card = option + 1  # ranks 1, 2, 3, then the bonus ranks 4 .. top - 3
-        if option >= 3 and not np.isnan(bonus_best):
-            res += (BONUS_PROBABILITY / n_bonus) * bonus_best
-            continue
+        p = 0.0
+        if option >= 3:
+            p = _bonus_p(option - 3, n_bonus, cfg[5])
+            if not np.isnan(bonus_best) and p <= bonus_p:
+                res += p * bonus_best
+                continue
         if option < 3:
             count = ones if card == 1 else (twos if card == 2 else threes)
             if count == 0:
@@ -422,7 +454,6 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
                 + ((threes - (card == 3)) << 6)
             )
         else:
-            p = BONUS_PROBABILITY / n_bonus
             child_deck = deck
         best = 0.0
         all_leaves = net is not None
@@ -481,6 +512,7 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
         res += p * best
         if option >= 3 and all_leaves:
             bonus_best = best
+            bonus_p = p
     if use_tt:
         _store(slot, board, aux, res, ctx)
     return res

@@ -117,6 +117,8 @@ _ENV_GAMES = {"2048-v0": "2048", "Threes-v0": "Threes"}
 #: Largest ``late_from`` and ``end_from``: above any card or tile the packed boards
 #: hold.
 MAX_FACE = 1 << 20
+#: ``bonus_odds``' values, the default first.
+BONUS_ODDS = ("uniform", "window")
 #: The cut-off options: where none is given, the defaults' apply.
 _CUTOFFS = ("prob_cutoff", "late_cutoff", "end_cutoff")
 _MAX_STAMP = 1 << 39
@@ -220,6 +222,14 @@ class ExpectimaxAgent(Planner):
             automatic depth on Threes with learned leaves.
         end_from: the card or tile from which ``end_cutoff`` applies (default
             6144), an integer in 1 .. 2**20.
+        bonus_odds: how the search weighs the values of a Threes bonus card it
+            cannot see yet (a card drawn below the root): ``"uniform"`` (the
+            default), each of 6 .. max/8 alike, as nneonneo's search does; or
+            ``"window"``, the marginal of the game's own draw (a window of up to
+            three consecutive values first, then the card uniform in it, so the
+            middle values are likelier: with values 6 .. 96, 1/9, 2/9, 3/9, 2/9,
+            1/9). The previewed card at the root is exact either way. Left out of
+            the resolved options when ``"uniform"``.
 
     Raises:
         ValueError: a bad option here; in ``analyze``/``act``, a game other than
@@ -246,6 +256,7 @@ class ExpectimaxAgent(Planner):
         late_from: int = 3072,
         end_cutoff: float | None = None,
         end_from: int = 6144,
+        bonus_odds: str = "uniform",
     ):
         super().__init__(seed=seed, time_limit=time_limit, compiled=True)
         if depth is not None and (
@@ -260,6 +271,11 @@ class ExpectimaxAgent(Planner):
         self.late_from = _check_face("late_from", late_from)
         self.end_cutoff = _check_cutoff("end_cutoff", end_cutoff)
         self.end_from = _check_face("end_from", end_from)
+        if bonus_odds not in BONUS_ODDS:
+            raise ValueError(
+                f"bonus_odds must be one of {', '.join(BONUS_ODDS)}, got {bonus_odds!r}"
+            )
+        self.bonus_odds = bonus_odds
         self._leaf = None
         self._default_net: _Leaf | None = None  # the game's default net, when used
         if _learned(evaluator):
@@ -354,6 +370,8 @@ class ExpectimaxAgent(Planner):
             if out.get(f"{tier}_cutoff") is None:  # inactive: the agent of before
                 out.pop(f"{tier}_cutoff", None)
                 out.pop(f"{tier}_from", None)
+        if out.get("bonus_odds") == BONUS_ODDS[0]:  # the agent of before
+            out.pop("bonus_odds")
         return out
 
     # ------------------------------------------------------------------ search
@@ -490,6 +508,7 @@ class ExpectimaxAgent(Planner):
             np.uint64(self._stamp),
             np.uint64(32 - self.tt_bits),
             self.transposition,
+            self.bonus_odds == "window",
         )
         if game == "2048":
             return kernels.root_2048(board, np.int64(depth), ctx, cfg, net)
