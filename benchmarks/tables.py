@@ -685,15 +685,19 @@ THREES_DEFAULT_SEARCHES = [
 ]
 #: The default's record over the net shipped before (7,022,000 games).
 THREES_DEFAULT_BEFORE = "ntuple-threes-v2/phase3/default-7022k-seed0.json"
-#: The default's records over the nets shipped between that one and today's:
-#: (record, the net's name), in the order they shipped.
+#: The default's records between that one and today's, in the order they were the
+#: default: (record, its row's label, its name in the paired rows).
 THREES_DEFAULT_LATER = [
-    ("ntuple-threes-v2/phase4/default-7550k-seed0.json", "the net of 7,550,000 games"),
-    ("ntuple-threes-v2/phase5/default-8150k-seed0.json", "the net of 8,150,000 games"),
     (
-        "ntuple-threes-v2/phase7/default-9150k-seed0.json",
-        "the net of 9,150,000 games (shipped now)",
-    ),
+        f"ntuple-threes-v2/phase{phase}/default-{games}k-seed0.json",
+        f"the default over {net}: the same search",
+        f"the default over {net}",
+    )
+    for phase, games, net in [
+        (4, 7550, "the net of 7,550,000 games"),
+        (5, 8150, "the net of 8,150,000 games"),
+        (7, 9150, "the net of 9,150,000 games (shipped now)"),
+    ]
 ]
 #: The last row's search: the default of today, over the net shipped now.
 THREES_DEFAULT_NOW = (
@@ -765,15 +769,14 @@ def threes_default_searches(link) -> str:
         )
         rows.append([*row, ""])
         runs = []  # (whose default, its scores on the common games), in order
-        for record, net in THREES_DEFAULT_LATER:
+        for record, label, name in THREES_DEFAULT_LATER:
             later = {g["index"]: g for g in _load(record)["games"]}
-            label = f"the default over {net}: the same search"
             row, last = _record_row(label, [later[g["index"]] for g in common])
             d, dlo, dhi = paired_difference(
                 last, scores, np.random.default_rng(0), 2000
             )
             rows.append([*row, f"{d:+,.0f} {_ci([dlo, dhi])}"])
-            runs.append((f"the default over {net}", last))
+            runs.append((name, last))
         row, mine = _record_row(THREES_DEFAULT_NOW, [now[g["index"]] for g in common])
         d, dlo, dhi = paired_difference(mine, scores, np.random.default_rng(0), 2000)
         rows.append([*row, f"{d:+,.0f} {_ci([dlo, dhi])}"])
