@@ -212,6 +212,9 @@ def test_positions_command(tmp_path, capsys):
     record = json.loads(out.with_suffix(".json").read_text())
     assert record["command"].startswith("python -m playahead.ntuple.positions --agent")
     assert record["positions"] == load_positions(out)["board"].size
+    # the options the spec meant when it played, defaults filled in
+    assert record["options"]["depth"] == 0
+    assert record["options"]["evaluator"] == "features"
 
 
 def test_positions_subset_keeps_the_late_ones_of_a_file(tmp_path, capsys):

@@ -429,9 +429,13 @@ def main(argv=None) -> int:
         )
     except ValueError as err:
         parser.error(str(err))
+    from playahead.agents import resolved_options
+
     record = {
         "command": command,
         "agent": agent,
+        # what the spec meant when it played: a default may change later
+        "options": resolved_options(agent, "Threes-v0"),
         "seed": a.seed,
         "from_card": a.from_card,
         "every": a.every,
