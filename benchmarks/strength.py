@@ -80,14 +80,9 @@ _BUILD_THREES_TUNED = f"{_BUILD_THREES_NET}; {TRAIN_THREES_SPLIT}; {TRAIN_THREES
 #: is re-recorded by ``python -m benchmarks strength --setting NAME --every 1``.
 SETTINGS: dict[str, Setting] = {
     # the default: expectimax over the shipped n-tuple net (LEARNED_AUTO); its record
-    # was played as expectimax:late_cutoff=0.005 before that became the default (the
-    # same resolved options, so the same fingerprint and games)
+    # was played as expectimax:late_cutoff=0.004,end_cutoff=0.003 before that became
+    # the default (the same resolved options, so the same fingerprint and games)
     "threes-default": Setting("Threes-v0", "expectimax", 500),
-    # the default's search, finer once a 3072 (0.004) and again once a 6144 (0.003)
-    # is on the board, over the same net
-    "threes-end-cut3e-3": Setting(
-        "Threes-v0", "expectimax:late_cutoff=0.004,end_cutoff=0.003", 500
-    ),
     # the default before the cut-off study: automatic depth 3 .. 4 at 1e-4
     "threes-d4-cut1e-4": Setting(
         "Threes-v0",

@@ -698,10 +698,18 @@ THREES_DEFAULT_LATER = [
         (5, 8150, "the net of 8,150,000 games"),
         (7, 9150, "the net of 9,150,000 games (shipped now)"),
     ]
+] + [
+    (
+        "ntuple-threes-v2/phase8/default-late5e-3-seed0.json",
+        "the default of phase 7: the same net, a 0.005 cut-off once a 3072 is on "
+        "the board",
+        "the default of phase 7",
+    )
 ]
 #: The last row's search: the default of today, over the net shipped now.
 THREES_DEFAULT_NOW = (
-    "the default now: the same net, a 0.005 cut-off once a 3072 is on the board"
+    "the default now: the same net, a 0.004 cut-off once a 3072 is on the board and "
+    "0.003 once a 6144 is"
 )
 
 
@@ -825,7 +833,7 @@ THREES_LATE_GAME: list[tuple[str, str, str | None]] = [
     ),
     (
         "phase7/late-default-now.json",
-        "the default now (the net shipped now, a 0.005 cut-off), row 4's deals",
+        "the default of phase 7 (the net shipped now, a 0.005 cut-off), row 4's deals",
         "phase5/late-stage6144-9150k.json",
     ),
 ]

@@ -116,6 +116,6 @@ def test_uniform_is_the_agent_of_before():
 
 
 def test_a_bad_value_gets_a_one_line_error():
-    with pytest.raises(ValueError, match=re.escape("bonus_odds must be one of")) as err:
+    with pytest.raises(ValueError, match=re.escape("bonus_odds='exact' is not")) as err:
         make_agent("expectimax:bonus_odds=exact")
     assert "uniform" in str(err.value) and "\n" not in str(err.value)

@@ -29,7 +29,8 @@ THREES = "Threes-v0"
 def test_learned_auto_is_one_place_with_its_numbers():
     assert LEARNED_AUTO == {
         "prob_cutoff": 0.01,
-        "late_cutoff": 0.005,
+        "late_cutoff": 0.004,
+        "end_cutoff": 0.003,
         "max_depth": 5,
         "budget": 4_000_000,
     }
@@ -211,7 +212,8 @@ def test_the_agents_page_states_the_learned_defaults():
     auto = LEARNED_AUTO
     want = (
         f"to depth {auto['max_depth']} at a cut-off of {auto['prob_cutoff']:g} "
-        f"({auto['late_cutoff']:g} once a 3072 is on the board) "
+        f"({auto['late_cutoff']:g} once a 3072 is on the board, "
+        f"{auto['end_cutoff']:g} once a 6144 is) "
         f"within {auto['budget']:,} nodes"
     )
     assert want in text

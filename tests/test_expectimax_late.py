@@ -87,6 +87,19 @@ def test_the_learned_default_searches_finer_from_the_first_3072():
     assert "late_cutoff" not in resolved_options("expectimax:prob_cutoff=0.01", THREES)
 
 
+def test_the_learned_default_searches_finer_again_from_the_first_6144():
+    end = LEARNED_AUTO["end_cutoff"]
+    assert end < LEARNED_AUTO["late_cutoff"]
+    on = analyze(END)
+    assert on.stats["prob_cutoff"] == end
+    np.testing.assert_array_equal(on.values, analyze(END, prob_cutoff=end).values)
+    # late_cutoff given: that cut-off from the first 3072 on, no end tier
+    given = analyze(END, late_cutoff=LEARNED_AUTO["late_cutoff"])
+    assert given.stats["prob_cutoff"] == LEARNED_AUTO["late_cutoff"]
+    got = resolved_options("expectimax", THREES)
+    assert (got["end_cutoff"], got["end_from"]) == (end, 6144)
+
+
 def test_2048_tiles_count_too():
     faces = [[1024, 512, 4, 2], [8, 16, 32, 0], [2, 0, 0, 0], [0, 0, 0, 0]]
 
@@ -154,10 +167,12 @@ def test_end_cutoff_is_named_only_when_set():
         0.003,
         6144,
     )
-    # unset, the agent of before: the default's record keeps its fingerprint
-    default = resolved_options("expectimax", THREES)
-    assert "end_cutoff" not in default and "end_from" not in default
-    assert resolved_options("expectimax:end_from=12288", THREES) == default
+    # end_from alone does nothing: the same agent
+    plain = resolved_options("expectimax:prob_cutoff=0.01", THREES)
+    assert "end_cutoff" not in plain and "end_from" not in plain
+    assert resolved_options("expectimax:prob_cutoff=0.01,end_from=12288", THREES) == (
+        plain
+    )
     # any cut-off given replaces the default's tiers
     only = resolved_options("expectimax:end_cutoff=0.003", THREES)
     assert "late_cutoff" not in only and only["prob_cutoff"] == 0.01

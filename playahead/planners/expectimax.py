@@ -68,7 +68,13 @@ import numpy as np
 from playahead.agents import Analysis, register_agent
 from playahead.games import threes, twenty48
 from playahead.planners import _expectimax_kernels as kernels
-from playahead.planners.base import Planner, Root, check_positive, pick_max
+from playahead.planners.base import (
+    Planner,
+    Root,
+    check_choice,
+    check_positive,
+    pick_max,
+)
 from playahead.planners.evaluators import EVALUATORS, Evaluator, get_evaluator
 
 __all__ = ["ExpectimaxAgent"]
@@ -85,8 +91,9 @@ DEFAULT_BUDGET = 30_000_000
 AUTO_BUDGET = "auto"
 #: The automatic depth's defaults on Threes with learned leaves (``evaluator=ntuple``,
 #: the net playahead ships, or ``ntuple:path=DIR``), each used where that option is
-#: not given: a probability cut-off of 0.01, and of 0.005 once a 3072 is on the board
-#: (``late_cutoff``, where neither cut-off is given), at most depth 5 (also the floor:
+#: not given: a probability cut-off of 0.01, of 0.004 once a 3072 is on the board
+#: (``late_cutoff``) and of 0.003 once a 6144 is (``end_cutoff``; both where no
+#: cut-off is given), at most depth 5 (also the floor:
 #: Threes' automatic depth is ``max_depth``) and a budget of 4,000,000 nodes per
 #: decision. A learned leaf costs several times what a ``features`` leaf does, and at
 #: these cut-offs a depth-5 search is cheap. A fixed ``depth`` keeps the plain defaults
@@ -94,7 +101,8 @@ AUTO_BUDGET = "auto"
 #: of fixed-depth agents keep their fingerprints.
 LEARNED_AUTO = {
     "prob_cutoff": 0.01,
-    "late_cutoff": 0.005,
+    "late_cutoff": 0.004,
+    "end_cutoff": 0.003,
     "max_depth": 5,
     "budget": 4_000_000,
 }
@@ -208,7 +216,7 @@ class ExpectimaxAgent(Planner):
             holds a card (Threes) or tile (2048) of at least ``late_from``, in place
             of ``prob_cutoff``: a finer search for the late game only, where the
             moves are fewer but count more. None (the default): where
-            ``prob_cutoff`` is not given either, :data:`LEARNED_AUTO`'s (0.005) for
+            ``prob_cutoff`` is not given either, :data:`LEARNED_AUTO`'s (0.004) for
             the automatic depth on Threes with learned leaves; else ``prob_cutoff``
             throughout, and neither option is part of the resolved options.
             ``late_cutoff=0.01`` searches the learned default at 0.01 throughout.
@@ -217,9 +225,9 @@ class ExpectimaxAgent(Planner):
         end_cutoff: a second late tier: the cut-off of a decision whose board
             holds a card or tile of at least ``end_from``, in place of the other two
             (the end game: fewer moves still, and the largest scores). None (the
-            default): none, and neither option is part of the resolved options;
-            where no cut-off at all is given, :data:`LEARNED_AUTO`'s for the
-            automatic depth on Threes with learned leaves.
+            default): where no cut-off at all is given, :data:`LEARNED_AUTO`'s
+            (0.003) for the automatic depth on Threes with learned leaves; else
+            none, and neither option is part of the resolved options.
         end_from: the card or tile from which ``end_cutoff`` applies (default
             6144), an integer in 1 .. 2**20.
         bonus_odds: how the search weighs the values of a Threes bonus card it
@@ -271,11 +279,7 @@ class ExpectimaxAgent(Planner):
         self.late_from = _check_face("late_from", late_from)
         self.end_cutoff = _check_cutoff("end_cutoff", end_cutoff)
         self.end_from = _check_face("end_from", end_from)
-        if bonus_odds not in BONUS_ODDS:
-            raise ValueError(
-                f"bonus_odds must be one of {', '.join(BONUS_ODDS)}, got {bonus_odds!r}"
-            )
-        self.bonus_odds = bonus_odds
+        self.bonus_odds = check_choice("bonus_odds", bonus_odds, BONUS_ODDS)
         self._leaf = None
         self._default_net: _Leaf | None = None  # the game's default net, when used
         if _learned(evaluator):
