@@ -254,7 +254,7 @@ def bonus_odds(n: int, window: bool) -> list[float]:
     ``window`` counted over the game's draw, window by window (each of the ``n - 2``
     windows of three consecutive values alike, each value in it alike)."""
     if not window or n <= 3:
-        return [1 / n] * n
+        return [1 / n] * n if n else []
     odds = [0.0] * n
     for start in range(n - 2):
         for j in range(start, start + 3):

@@ -61,7 +61,8 @@ def test_resolved_options_fill_in_the_games_defaults():
     assert fingerprint(agent_identity(same, "Threes-v0")) == fingerprint(
         agent_identity("expectimax:evaluator=features", "Threes-v0")
     )
-    spelled = "expectimax:evaluator=ntuple,prob_cutoff=0.01,late_cutoff=0.005"
+    spelled = "expectimax:evaluator=ntuple,prob_cutoff=0.01,late_cutoff=0.004"
+    spelled += ",end_cutoff=0.003"
     spelled += ",max_depth=5,budget=4000000"
     assert fingerprint(agent_identity(spelled, "Threes-v0")) == fingerprint(
         agent_identity("expectimax", "Threes-v0")

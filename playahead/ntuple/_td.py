@@ -194,7 +194,7 @@ def _searched(board, cards, acts, k, search):
     equals), the search stamped as a new decision."""
     depth, ctx, cfg, net, stamp = search
     stamp[0] += 1
-    now = (cfg[0], cfg[1], np.uint64(stamp[0]), cfg[3], cfg[4])
+    now = (cfg[0], cfg[1], np.uint64(stamp[0]), cfg[3], cfg[4], cfg[5])
     values = root_threes(board, cards, depth, ctx, now, net)
     best = -np.inf
     c = 0
@@ -223,6 +223,7 @@ def search_context(weights, runs, n_base, stages, moves, rewards, depth, tt_bits
         np.uint64(0),
         np.uint64(32 - tt_bits),
         True,
+        False,  # bonus values alike, as the default search
     )
     # the live weights, code-major (stride 1): the search reads them as trained
     dims = np.array([*weights.shape[1:], n_base, 1, 1, *stages], np.int64)
