@@ -836,6 +836,12 @@ THREES_LATE_GAME: list[tuple[str, str, str | None]] = [
         "the default of phase 7 (the net shipped now, a 0.005 cut-off), row 4's deals",
         "phase5/late-stage6144-9150k.json",
     ),
+    (
+        "phase8/late-window.json",
+        "row 7's search with an unseen bonus card weighed by the game's draw "
+        "(bonus_odds=window), row 4's deals",
+        "phase7/late-default-now.json",
+    ),
 ]
 
 
