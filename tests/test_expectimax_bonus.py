@@ -113,6 +113,10 @@ def test_uniform_is_the_agent_of_before():
     )
     got = resolved_options("expectimax:bonus_odds=window", THREES)
     assert got["bonus_odds"] == "window"
+    # 2048 has no bonus cards: the option cannot act, so it is the same agent
+    assert resolved_options("expectimax:bonus_odds=window", "2048-v0") == (
+        resolved_options("expectimax", "2048-v0")
+    )
 
 
 def test_a_bad_value_gets_a_one_line_error():

@@ -237,7 +237,7 @@ class ExpectimaxAgent(Planner):
             three consecutive values first, then the card uniform in it, so the
             middle values are likelier: with values 6 .. 96, 1/9, 2/9, 3/9, 2/9,
             1/9). The previewed card at the root is exact either way. Left out of
-            the resolved options when ``"uniform"``.
+            the resolved options when ``"uniform"``, and on 2048.
 
     Raises:
         ValueError: a bad option here; in ``analyze``/``act``, a game other than
@@ -374,8 +374,8 @@ class ExpectimaxAgent(Planner):
             if out.get(f"{tier}_cutoff") is None:  # inactive: the agent of before
                 out.pop(f"{tier}_cutoff", None)
                 out.pop(f"{tier}_from", None)
-        if out.get("bonus_odds") == BONUS_ODDS[0]:  # the agent of before
-            out.pop("bonus_odds")
+        if out.get("bonus_odds") == BONUS_ODDS[0] or game == "2048":
+            out.pop("bonus_odds", None)  # the agent of before; 2048 has no bonus
         return out
 
     # ------------------------------------------------------------------ search
