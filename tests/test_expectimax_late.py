@@ -68,36 +68,42 @@ def test_late_from_is_the_card_it_names():
     np.testing.assert_array_equal(at_3.values, analyze(EARLY, prob_cutoff=0.003).values)
 
 
-def test_the_learned_default_searches_finer_from_the_first_3072():
-    late = LEARNED_AUTO["late_cutoff"]
-    assert late < LEARNED_AUTO["prob_cutoff"]
-    on = analyze(LATE)
-    assert on.stats["prob_cutoff"] == late
-    np.testing.assert_array_equal(on.values, analyze(LATE, prob_cutoff=late).values)
+@pytest.mark.parametrize(
+    ("board", "tier", "coarser", "card"),
+    [
+        ("LATE", "late", "prob_cutoff", 3072),
+        ("END", "end", "late_cutoff", 6144),
+    ],
+)
+def test_the_learned_default_searches_each_tier_at_its_cut_off(
+    board, tier, coarser, card
+):
+    faces = {"LATE": LATE, "END": END}[board]
+    cutoff = LEARNED_AUTO[f"{tier}_cutoff"]
+    assert cutoff < LEARNED_AUTO[coarser]
+    on = analyze(faces)
+    assert on.stats["prob_cutoff"] == cutoff
+    np.testing.assert_array_equal(on.values, analyze(faces, prob_cutoff=cutoff).values)
+    # the default names it
+    got = resolved_options("expectimax", THREES)
+    assert (got[f"{tier}_cutoff"], got[f"{tier}_from"]) == (cutoff, card)
+
+
+def test_below_the_first_3072_the_learned_default_is_the_plain_search():
     before = analyze(EARLY)
     assert before.stats["prob_cutoff"] == LEARNED_AUTO["prob_cutoff"]
     np.testing.assert_array_equal(before.values, analyze(EARLY, **PLAIN).values)
+
+
+def test_a_cut_off_given_replaces_the_learned_default_tiers():
     # a cut-off given is searched throughout; late_cutoff=0.01 turns it off
     assert analyze(LATE, **PLAIN).stats["prob_cutoff"] == PLAIN["prob_cutoff"]
     off = analyze(LATE, late_cutoff=PLAIN["prob_cutoff"])
     np.testing.assert_array_equal(off.values, analyze(LATE, **PLAIN).values)
-    # the default names it; a given cut-off leaves it out
-    got = resolved_options("expectimax", THREES)
-    assert (got["late_cutoff"], got["late_from"]) == (late, 3072)
     assert "late_cutoff" not in resolved_options("expectimax:prob_cutoff=0.01", THREES)
-
-
-def test_the_learned_default_searches_finer_again_from_the_first_6144():
-    end = LEARNED_AUTO["end_cutoff"]
-    assert end < LEARNED_AUTO["late_cutoff"]
-    on = analyze(END)
-    assert on.stats["prob_cutoff"] == end
-    np.testing.assert_array_equal(on.values, analyze(END, prob_cutoff=end).values)
     # late_cutoff given: that cut-off from the first 3072 on, no end tier
     given = analyze(END, late_cutoff=LEARNED_AUTO["late_cutoff"])
     assert given.stats["prob_cutoff"] == LEARNED_AUTO["late_cutoff"]
-    got = resolved_options("expectimax", THREES)
-    assert (got["end_cutoff"], got["end_from"]) == (end, 6144)
 
 
 def test_2048_tiles_count_too():
