@@ -842,6 +842,11 @@ THREES_LATE_GAME: list[tuple[str, str, str | None]] = [
         "(bonus_odds=window), row 4's deals",
         "phase7/late-default-now.json",
     ),
+    (
+        "phase9/late-depth6.json",
+        "row 7's search one move deeper (max_depth=6), row 4's deals",
+        "phase7/late-default-now.json",
+    ),
 ]
 
 
