@@ -696,7 +696,7 @@ THREES_DEFAULT_LATER = [
     for phase, games, net in [
         (4, 7550, "the net of 7,550,000 games"),
         (5, 8150, "the net of 8,150,000 games"),
-        (7, 9150, "the net of 9,150,000 games (shipped now)"),
+        (7, 9150, "the net of 9,150,000 games"),
     ]
 ] + [
     (
@@ -704,12 +704,17 @@ THREES_DEFAULT_LATER = [
         "the default of phase 7: the same net, a 0.005 cut-off once a 3072 is on "
         "the board",
         "the default of phase 7",
-    )
+    ),
+    (
+        "ntuple-threes-v2/phase9/default-9150k-seed0.json",
+        "the default of phase 8: the same net, a 0.004 cut-off once a 3072 is on "
+        "the board and 0.003 once a 6144 is",
+        "the default of phase 8",
+    ),
 ]
 #: The last row's search: the default of today, over the net shipped now.
 THREES_DEFAULT_NOW = (
-    "the default now: the same net, a 0.004 cut-off once a 3072 is on the board and "
-    "0.003 once a 6144 is"
+    "the default now: the same search over the net of 10,150,000 games (shipped now)"
 )
 
 
@@ -818,7 +823,7 @@ THREES_LATE_GAME: list[tuple[str, str, str | None]] = [
     ),
     (
         "phase5/late-stage6144-9150k.json",
-        "the same 6144 stage trained on to 9,150,000 (shipped now)",
+        "the same 6144 stage trained on to 9,150,000",
         "phase4/late-stage6144-8150k.json",
     ),
     (
@@ -828,12 +833,12 @@ THREES_LATE_GAME: list[tuple[str, str, str | None]] = [
     ),
     (
         "phase5/late-stage6144-9150k-seed2.json",
-        "the net shipped now, the deals of seed 2",
+        "the net of 9,150,000 games, the deals of seed 2",
         "phase5/late-stage6144-8150k-seed2.json",
     ),
     (
         "phase7/late-default-now.json",
-        "the default of phase 7 (the net shipped now, a 0.005 cut-off), row 4's deals",
+        "the default of phase 7 (row 4's net, a 0.005 cut-off), row 4's deals",
         "phase5/late-stage6144-9150k.json",
     ),
     (
@@ -913,7 +918,7 @@ THREES_FROM_3072: list[tuple[str, str, str | None]] = [
     ),
     (
         "phase6/to-6144-9150k.json",
-        "the net shipped now (9,150,000 games), read from its directory",
+        "the net of 9,150,000 games, read from its directory",
         "phase5/to-6144-default.json",
     ),
     (
