@@ -79,9 +79,8 @@ _BUILD_THREES_TUNED = f"{_BUILD_THREES_NET}; {TRAIN_THREES_SPLIT}; {TRAIN_THREES
 #: machine (and games 0-16 of ``threes-default`` were ``threes-d6-cut1e-3``'s). Each
 #: is re-recorded by ``python -m benchmarks strength --setting NAME --every 1``.
 SETTINGS: dict[str, Setting] = {
-    # the default: expectimax over the shipped n-tuple net (LEARNED_AUTO); its record
-    # was played as expectimax:late_cutoff=0.004,end_cutoff=0.003 before that became
-    # the default (the same resolved options, so the same fingerprint and games)
+    # the default: expectimax over the shipped n-tuple net (LEARNED_AUTO), its record
+    # played as this setting over the net of phase 9 (ntuple-threes-v2/phase9/)
     "threes-default": Setting("Threes-v0", "expectimax", 500),
     # the default before the cut-off study: automatic depth 3 .. 4 at 1e-4
     "threes-d4-cut1e-4": Setting(

@@ -155,7 +155,7 @@ def search(game, faces, depth, cards=0, table=None):
     moves, rewards = twenty48.TABLES if game == "2048" else threes.tables(True)[:2]
     counters = np.array([0, 0, 1 << 62])
     ctx = (moves, rewards, table, keys, values, counters)
-    cfg = (0.0, 0.0, np.uint64(1), np.uint64(22), True, False)
+    cfg = kernels.search_config(0.0, 0.0, 1, 10, True)
     if game == "2048":
         board = np.uint64(twenty48.from_faces(faces))
         return kernels.root_2048(board, np.int64(depth), ctx, cfg, None)

@@ -63,7 +63,7 @@ import numpy as np
 from playahead.games import threes, twenty48
 from playahead.ntuple._kernels import N_CODES, lookups, preview_code, read, staged
 from playahead.ntuple._prefetch import prefetch
-from playahead.planners._expectimax_kernels import root_threes
+from playahead.planners._expectimax_kernels import restamped, root_threes
 
 MAX_MOVES = 1 << 17  # longer than any 2048 (or Threes) game the 4-bit board can hold
 RESTART_MIN = 10  # episodes at least this long are replayed from their middle
@@ -194,8 +194,7 @@ def _searched(board, cards, acts, k, search):
     equals), the search stamped as a new decision."""
     depth, ctx, cfg, net, stamp = search
     stamp[0] += 1
-    now = (cfg[0], cfg[1], np.uint64(stamp[0]), cfg[3], cfg[4], cfg[5])
-    values = root_threes(board, cards, depth, ctx, now, net)
+    values = root_threes(board, cards, depth, ctx, restamped(cfg, stamp[0]), net)
     best = -np.inf
     c = 0
     for j in range(k):
@@ -217,14 +216,8 @@ def search_context(weights, runs, n_base, stages, moves, rewards, depth, tt_bits
     keys, values = ek.new_table(tt_bits)
     counters = np.array([0, 0, 1 << 62], np.int64)
     ctx = (moves, rewards, score.table, keys, values, counters)
-    cfg = (
-        0.01,
-        float(score.reward_weight),
-        np.uint64(0),
-        np.uint64(32 - tt_bits),
-        True,
-        False,  # bonus values alike, as the default search
-    )
+    # bonus values alike, as the default search
+    cfg = ek.search_config(0.01, score.reward_weight, 0, tt_bits, True)
     # the live weights, code-major (stride 1): the search reads them as trained
     dims = np.array([*weights.shape[1:], n_base, 1, 1, *stages], np.int64)
     net = (

@@ -92,6 +92,25 @@ def new_table(bits: int) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((1 << bits, 2), dtype=np.uint64), np.zeros(1 << bits)
 
 
+def search_config(cutoff, reward_weight, stamp, tt_bits, use_tt, window=False):
+    """The kernels' ``cfg`` (module docstring), the one place its fields are laid
+    out: a table of ``2**tt_bits`` slots (:func:`new_table`) gives the shift."""
+    return (
+        float(cutoff),
+        float(reward_weight),
+        np.uint64(stamp),
+        np.uint64(32 - tt_bits),
+        bool(use_tt),
+        bool(window),
+    )
+
+
+@nb.njit(cache=True)
+def restamped(cfg, stamp):
+    """``cfg`` stamped as decision ``stamp`` (the table's older entries stale)."""
+    return (cfg[0], cfg[1], np.uint64(stamp), cfg[3], cfg[4], cfg[5])
+
+
 @nb.njit(cache=True)
 def _slot(board, aux, shift):
     """Hash of (board, aux) into ``2**(32 - shift)`` slots (32-bit products only, so

@@ -506,11 +506,11 @@ class ExpectimaxAgent(Planner):
             moves, rewards, _ = threes.tables(state.merge_6144)
         net = None if leaf is None else leaf.arrays
         ctx = (moves, rewards, ev.table, tt[0], tt[1], counters)
-        cfg = (
+        cfg = kernels.search_config(
             cutoff,
-            float(ev.reward_weight),
-            np.uint64(self._stamp),
-            np.uint64(32 - self.tt_bits),
+            ev.reward_weight,
+            self._stamp,
+            self.tt_bits,
             self.transposition,
             self.bonus_odds == "window",
         )
