@@ -378,3 +378,76 @@ def test_games_stop_before_their_first_move_with_the_stop_card(tmp_path, capsys)
     record = json.loads(out.with_suffix(".json").read_text())
     assert record["stop_at"] == 384
     assert record["games"] == cut[:2]
+
+
+# ------------------------------------------------------------------ quantized nets
+
+
+def net_2048(tmp_path, spread=3000.0, stages=(16384,)):
+    """A random 2048 net shaped as a trained one: most entries 0, the rest spread."""
+    model = NTupleModel.new("2048-v0", ("0123", "4567", "0145"), stages=stages)
+    rng = np.random.default_rng(1)
+    w = model.weights.reshape(-1)
+    hit = rng.random(w.size) < 0.3
+    w[hit] = rng.normal(0, spread, hit.sum()).astype(np.float32)
+    model.meta = {"games": 3, "lr": 1.0, "rng_state": {"x": 2}}
+    return model.save(tmp_path / "run2048")
+
+
+@pytest.mark.parametrize("quantize", sorted(packaged.QUANTIZE))
+def test_quantized_lookups_stay_within_the_stated_error(tmp_path, quantize):
+    """Every value of a quantized net is within ``meta["max_value_error"]`` (8 x
+    the weights' errors) of the float32 net's, checked with the plain-Python
+    reference on random boards; each weight is within half its pattern's step, plus
+    float32 rounding (``meta["weight_errors"]``)."""
+    from tests import naive_ntuple as naive
+
+    run = net_2048(tmp_path)
+    path = tmp_path / "q.npz"
+    sha = packaged.export_packaged(run, path, quantize=quantize)
+    got, full = packaged.read_packaged(path, sha), load_model(run)
+    steps = np.abs(full.weights - got.weights).reshape(3, -1).max(axis=1)
+    with np.load(path, allow_pickle=False) as z:
+        scale = z["scale"]
+        assert z["values"].dtype == packaged.QUANTIZE[quantize][0]
+    with zipfile.ZipFile(path) as z:
+        import json
+
+        meta = json.loads(np.load(z.open("meta.npy")).tobytes())
+    errors = np.array(meta["weight_errors"])
+    assert np.all(steps <= errors) and np.all(errors < scale)
+    assert meta["max_value_error"] == pytest.approx(8 * errors.sum())
+    again = packaged.read_packaged(path, sha)  # read twice: the same weights
+    np.testing.assert_array_equal(again.weights, got.weights)
+    cells = [[int(c, 16) for c in p] for p in full.patterns]
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        board = 0
+        for cell in range(16):
+            board |= int(rng.integers(0, 15)) << (4 * cell)
+        for stage in (0, 1):
+            a = naive.value(board, stage, full.weights, cells)
+            b = naive.value(board, stage, got.weights, cells)
+            assert abs(a - b) <= meta["max_value_error"]
+
+
+def test_a_quantized_net_is_smaller_and_refused_when_damaged(tmp_path):
+    run = net_2048(tmp_path)
+    plain = packaged.export_packaged(run, tmp_path / "f.npz")
+    sha = packaged.export_packaged(run, tmp_path / "q.npz", quantize="int8")
+    assert (tmp_path / "q.npz").stat().st_size < (tmp_path / "f.npz").stat().st_size
+    assert sha != plain
+    data = bytearray((tmp_path / "q.npz").read_bytes())
+    data[len(data) // 3] ^= 0x55
+    (tmp_path / "q.npz").write_bytes(bytes(data))
+    with pytest.raises(packaged.PackagedNetError) as err:
+        packaged.read_packaged(tmp_path / "q.npz", sha)
+    assert "\n" not in str(err.value) and "q.npz" in str(err.value)
+    assert "evaluator=features" in str(err.value)
+
+
+def test_quantize_is_checked(tmp_path):
+    run = net_2048(tmp_path)
+    with pytest.raises(ValueError, match="quantize must be one of int16, int8"):
+        packaged.export_packaged(run, tmp_path / "x.npz", quantize="int4")
+    assert not (tmp_path / "x.npz").exists()

@@ -2,9 +2,14 @@
 
 A packaged net is one file: the weights of an :class:`~playahead.ntuple.model.
 NTupleModel` as a bit mask of the entries that differ from the most common value
-(``mask: uint8``, :func:`numpy.packbits` order), their float32 values (``values``), that
+(``mask: uint8``, :func:`numpy.packbits` order), their values (``values``), that
 value (``fill``), the shape (``shape: int64[3]``) and the model's metadata as UTF-8 JSON
-bytes (``meta: uint8``). It is read with ``allow_pickle=False`` from bytes whose sha256
+bytes (``meta: uint8``). The values are float32, or, in a quantized net
+(:data:`QUANTIZE`), integers with one float32 step per pattern (``scale:
+float32[P]``): an entry of pattern ``p`` is ``fill + q * scale[p]`` (in float32), within
+half a step (plus float32 rounding, ``err[p]``) of the trained weight, so a value (a sum
+over ``8 * P`` lookups) is within ``8 * sum(err)`` of the trained net's
+(``meta["max_value_error"]``). It is read with ``allow_pickle=False`` from bytes whose sha256
 was checked first (:data:`PACKAGED`), so a damaged or swapped file is refused with an
 error that names the file and the sha256 it should have, and nothing in it is run.
 
@@ -48,9 +53,16 @@ PACKAGED: dict[str, tuple[str, str]] = {
     ),
 }
 #: The largest packaged file this reads (bytes).
-MAX_BYTES = 16 * 1024 * 1024
+MAX_BYTES = 40 * 1024 * 1024
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 _KEYS = ("mask", "values", "fill", "shape", "meta")
+#: The keys of a quantized net.
+_QKEYS = (*_KEYS, "scale")
+#: Quantized value types: name -> (dtype, largest magnitude).
+QUANTIZE = {"int16": (np.int16, 32767), "int8": (np.int8, 127)}
+#: Entries decoded at a time when a net is read (bounds the memory a read needs
+#: beside the weights themselves).
+_BLOCK = 1 << 22
 
 
 class PackagedNetError(ValueError):
@@ -67,13 +79,27 @@ def weights_sha256(weights: np.ndarray) -> str:
     return sha256_of(np.ascontiguousarray(weights, np.float32).tobytes())
 
 
-def export_packaged(model_dir: str | Path, out: str | Path) -> str:
+def export_packaged(
+    model_dir: str | Path, out: str | Path, quantize: str | None = None
+) -> str:
     """Write the model in ``model_dir`` (a ``playahead train ntuple`` run) to ``out``
     as a packaged net; returns the file's sha256.
 
+    Args:
+        model_dir: a run directory :func:`~playahead.ntuple.model.load_model` reads.
+        out: the file to write (the same bytes for the same weights).
+        quantize: None keeps float32 values; a key of :data:`QUANTIZE` stores each
+            entry as that integer times its pattern's step (the largest magnitude of
+            the pattern's entries over the type's range).
+
     Raises:
-        ValueError: an unreadable model, or a file larger than :data:`MAX_BYTES`.
+        ValueError: an unreadable model, an unknown ``quantize``, or a file larger
+            than :data:`MAX_BYTES`.
     """
+    if quantize is not None and quantize not in QUANTIZE:
+        raise ValueError(
+            f"quantize must be one of {', '.join(QUANTIZE)} (or none), got {quantize!r}"
+        )
     model = load_model(model_dir)
     flat = model.weights.reshape(-1)
     fill = np.float32(np.median(flat[:: max(1, flat.size // 4096)]))
@@ -83,19 +109,36 @@ def export_packaged(model_dir: str | Path, out: str | Path) -> str:
         "env_kwargs": model.env_kwargs,
         "patterns": list(model.patterns),
         "stages": list(model.stages),
-        "weights_sha256": weights_sha256(model.weights),
         "training": model.meta,
     }
-    arrays = {
-        "mask": np.packbits(keep),
-        "values": flat[keep].astype(np.float32),
+    arrays = {"mask": np.packbits(keep)}
+    if quantize is None:
+        arrays["values"] = flat[keep].astype(np.float32)
+        meta["weights_sha256"] = weights_sha256(model.weights)
+    else:
+        dtype, top = QUANTIZE[quantize]
+        rows = model.weights.reshape(model.weights.shape[0], -1)
+        span = np.abs(rows.astype(np.float64) - fill).max(axis=1)
+        scale = (np.where(span > 0, span, 1.0) / top).astype(np.float32)
+        q = np.rint((rows.astype(np.float64) - fill) / scale[:, None])
+        q = np.clip(q, -top, top).astype(dtype)
+        back = fill + q.astype(np.float32) * scale[:, None]
+        arrays["values"] = q.reshape(-1)[keep]
+        arrays["scale"] = scale
+        meta["quantized"] = quantize
+        meta["source_weights_sha256"] = weights_sha256(model.weights)
+        meta["weights_sha256"] = weights_sha256(back.reshape(model.weights.shape))
+        err = scale.astype(np.float64) / 2 + 2 * np.spacing(span.astype(np.float32))
+        meta["weight_errors"] = [float(e) for e in err]
+        meta["max_value_error"] = float(8 * err.sum())
+    arrays |= {
         "fill": np.array([fill], np.float32),
         "shape": np.array(model.weights.shape, np.int64),
         "meta": np.frombuffer(json.dumps(meta, sort_keys=True).encode(), np.uint8),
     }
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
-        for key in _KEYS:
+        for key in _QKEYS if quantize else _KEYS:
             info = zipfile.ZipInfo(f"{key}.npy", date_time=_ZIP_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
             part = io.BytesIO()
@@ -105,9 +148,35 @@ def export_packaged(model_dir: str | Path, out: str | Path) -> str:
     if len(data) > MAX_BYTES:
         raise ValueError(
             f"{out}: {len(data):,} bytes, a packaged net may have at most {MAX_BYTES:,}"
+            + ("" if quantize else "; try quantize=int16")
         )
     Path(out).write_bytes(data)
     return sha256_of(data)
+
+
+def _decode(mask, values, fill, scale, shape) -> np.ndarray:
+    """The float32 weights of ``shape`` from a packaged net's arrays, decoded
+    :data:`_BLOCK` entries at a time."""
+    n = int(np.prod(shape))
+    flat = np.full(n, fill, np.float32)
+    row = int(np.prod(shape[1:]))
+    done = 0  # values used so far
+    for lo in range(0, n, _BLOCK):
+        hi = min(n, lo + _BLOCK)
+        keep = np.unpackbits(mask[lo // 8 : (hi + 7) // 8], count=hi - lo).view(bool)
+        got = int(np.count_nonzero(keep))
+        if done + got > values.size:
+            raise PackagedNetError("mask and values disagree")
+        v = values[done : done + got]
+        if scale is None:
+            flat[lo:hi][keep] = v
+        else:
+            where = np.flatnonzero(keep) + lo
+            flat[where] = fill + v.astype(np.float32) * scale[where // row]
+        done += got
+    if done != values.size:
+        raise PackagedNetError("mask and values disagree")
+    return flat.reshape(shape)
 
 
 def read_packaged(path: str | Path, sha256: str | None) -> NTupleModel:
@@ -139,9 +208,10 @@ def read_packaged(path: str | Path, sha256: str | None) -> NTupleModel:
         )
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            if sorted(z.files) != sorted(_KEYS):
+            if sorted(z.files) not in (sorted(_KEYS), sorted(_QKEYS)):
                 raise PackagedNetError(f"{path} holds {sorted(z.files)}, not {_KEYS}")
             mask, values, fill, shape, meta = (z[k] for k in _KEYS)
+            scale = z["scale"] if "scale" in z.files else None
         meta = json.loads(meta.tobytes().decode())
         env_id = meta["env_id"]
         if env_id not in ENVS:
@@ -153,21 +223,29 @@ def read_packaged(path: str | Path, sha256: str | None) -> NTupleModel:
         codes = (1 if env_id == "2048-v0" or not preview else 4) * (len(stages) + 1)
         if shape != (len(patterns), codes, 16 ** len(patterns[0])):
             raise PackagedNetError(f"{path}: weights shape {shape} does not fit")
-        n = int(np.prod(shape))
-        keep = np.unpackbits(mask, count=n).astype(bool)
-        if mask.dtype != np.uint8 or values.dtype != np.float32:
+        quantized = meta.get("quantized")
+        if quantized is None:
+            ok = scale is None and values.dtype == np.float32
+        else:
+            ok = (
+                quantized in QUANTIZE
+                and values.dtype == QUANTIZE[quantized][0]
+                and scale is not None
+                and scale.dtype == np.float32
+                and scale.shape == (shape[0],)
+            )
+        if mask.dtype != np.uint8 or not ok or mask.size != -(-np.prod(shape) // 8):
             raise PackagedNetError(f"{path}: mask/values have the wrong dtypes")
-        if int(keep.sum()) != values.size:
-            raise PackagedNetError(f"{path}: mask and values disagree")
-        flat = np.full(n, np.float32(fill.reshape(-1)[0]), np.float32)
-        flat[keep] = values
-    except PackagedNetError:
-        raise
+        fill = np.float32(fill.reshape(-1)[0])
+        weights = _decode(mask, values, fill, scale, shape)
+    except PackagedNetError as err:
+        if str(path) in str(err):
+            raise
+        raise PackagedNetError(f"{path}: {err}") from None
     except (ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as err:
         raise PackagedNetError(
             f"{path} is not a packaged n-tuple net ({type(err).__name__}: {err})"
         ) from None
-    weights = flat.reshape(shape)
     if weights_sha256(weights) != meta.get("weights_sha256"):
         raise PackagedNetError(f"{path}: the weights do not match their sha256")
     train_meta = dict(meta.get("training", {}))
@@ -218,6 +296,13 @@ def main(argv=None) -> int:
     ex = sub.add_parser("export", help="RUN_DIR -> packaged .npz (prints its sha256)")
     ex.add_argument("run")
     ex.add_argument("file")
+    ex.add_argument(
+        "--quantize",
+        choices=sorted(QUANTIZE),
+        default=None,
+        help="store each entry as this integer times its pattern's step "
+        "(default: float32)",
+    )
     un = sub.add_parser("unpack", help="packaged .npz -> RUN_DIR to --resume")
     un.add_argument("file")
     un.add_argument("run")
@@ -225,7 +310,7 @@ def main(argv=None) -> int:
     a = parser.parse_args(argv)
     try:
         if a.command == "export":
-            print(export_packaged(a.run, a.file))
+            print(export_packaged(a.run, a.file, a.quantize))
         else:
             print(unpack_checkpoint(a.file, a.run, a.sha256))
     except ValueError as err:
