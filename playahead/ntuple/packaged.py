@@ -9,9 +9,10 @@ bytes (``meta: uint8``). The values are float32, or, in a quantized net
 float32[P]``): an entry of pattern ``p`` is ``fill + q * scale[p]`` (in float32), within
 half a step (plus float32 rounding, ``err[p]``) of the trained weight, so a value (a sum
 over ``8 * P`` lookups) is within ``8 * sum(err)`` of the trained net's
-(``meta["max_value_error"]``). It is read with ``allow_pickle=False`` from bytes whose sha256
-was checked first (:data:`PACKAGED`), so a damaged or swapped file is refused with an
-error that names the file and the sha256 it should have, and nothing in it is run.
+(``meta["max_value_error"]``). It is read with ``allow_pickle=False`` from bytes whose
+sha256 was checked first (:data:`PACKAGED`), so a damaged or swapped file is refused
+with an error that names the file and the sha256 it should have, and nothing in it is
+run.
 
 ``evaluator=ntuple`` (no path) is the packaged net of the game being played
 (:func:`packaged_model`); :func:`export_packaged` writes a training run's checkpoint in
