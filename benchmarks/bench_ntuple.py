@@ -1,7 +1,7 @@
 """n-tuple TD on 2048: the learning curve of the default recipe and TD updates per CPU
 second.
 
-Measures ``playahead.ntuple._td.train_games`` (one kernel per batch of games: the
+Measures ``playahead.kernels.td.train_games`` (one kernel per batch of games: the
 greedy move over the afterstates, the env step and the backward TD pass, with the
 weight indices of each chosen afterstate kept for the backward pass and the loads
 prefetched) against the unfused loop it replaced, measured in the same run: that loop
@@ -43,8 +43,8 @@ import numpy as np
 
 from benchmarks.common import Report
 from playahead.games import twenty48
-from playahead.ntuple import _kernels as k
-from playahead.ntuple import _td
+from playahead.kernels import ntuple as k
+from playahead.kernels import td
 from playahead.ntuple.model import DEFAULT_PATTERNS, NTupleModel, load_model
 
 WARMUP = 5000
@@ -56,8 +56,8 @@ CPP_RATES = (2.3e6, 6.5e6)
 def unfused_games(n_games, alpha, weights, cells, rng, moves, rewards):
     """The replaced 2048 training loop: ``value`` per afterstate while playing, then
     ``value`` + ``update`` (which re-reads the value) per backward TD step."""
-    afters = np.empty(_td.MAX_MOVES, np.uint64)
-    gains = np.empty(_td.MAX_MOVES, np.int64)
+    afters = np.empty(td.MAX_MOVES, np.uint64)
+    gains = np.empty(td.MAX_MOVES, np.int64)
     per = alpha / (8 * cells.shape[0])
     updates = 0
     for _ in range(n_games):
@@ -94,7 +94,7 @@ def _start_model(start, warmup: int) -> NTupleModel:
         return load_model(start, "2048-v0")
     model = NTupleModel.new("2048-v0", DEFAULT_PATTERNS)
     none = np.zeros(0, np.float32)
-    _td.train_games(
+    td.train_games(
         0,
         warmup,
         0.1,
@@ -109,7 +109,7 @@ def _start_model(start, warmup: int) -> NTupleModel:
         none,
         none,
         ONE_STAGE,
-        *_td.NO_STARTS,
+        *td.NO_STARTS,
         0.0,
     )
     model.meta["games"] = warmup
@@ -136,7 +136,7 @@ def measure(
     rows = np.empty((games, 3), np.int64)
 
     def fused(w, rng):
-        return _td.train_games(
+        return td.train_games(
             0,
             games,
             0.1,
@@ -152,7 +152,7 @@ def measure(
             none,
             none,
             ONE_STAGE,
-            *_td.NO_STARTS,
+            *td.NO_STARTS,
             0.0,
         )
 
@@ -161,7 +161,7 @@ def measure(
 
     small = NTupleModel.new("2048-v0", ("01",))  # compile outside the clock
     small_runs = k.pattern_runs(small.cells)
-    _td.train_games(
+    td.train_games(
         0,
         1,
         0.1,
@@ -177,7 +177,7 @@ def measure(
         none,
         none,
         ONE_STAGE,
-        *_td.NO_STARTS,
+        *td.NO_STARTS,
         0.0,
     )
     unfused_games(

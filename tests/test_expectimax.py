@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import playahead
 from playahead.envs.tiles import ThreesState, Twenty48Env, Twenty48State
 from playahead.games import threes, twenty48
-from playahead.planners import _expectimax_kernels as kernels
+from playahead.kernels import expectimax as kernels
 from playahead.planners.evaluators import evaluate, get_evaluator
 from playahead.planners.expectimax import LEARNED_AUTO, ExpectimaxAgent
 from tests import naive_expectimax as naive

@@ -96,9 +96,9 @@ def test_a_slow_first_kernel_call_does_not_cost_minimax_its_solve(monkeypatch):
     of that rate, so the position is still solved well within its time."""
     import time
 
-    from playahead.planners import _duels
+    from playahead.kernels import duels
 
-    kernel, calls = _duels.negamax, []
+    kernel, calls = duels.negamax, []
 
     def cold_first_call(*args):
         if not calls:

@@ -31,8 +31,8 @@ import numpy as np
 
 from playahead._procs import on_signals
 from playahead.games import threes, twenty48
-from playahead.ntuple import _td
-from playahead.ntuple._kernels import pattern_runs
+from playahead.kernels import td
+from playahead.kernels.ntuple import pattern_runs
 from playahead.ntuple.model import (
     DEFAULT_PATTERNS,
     THREES_PATTERNS,
@@ -69,12 +69,12 @@ def evaluate(model: NTupleModel, games: int, first_seed: int = EVAL_SEED_BASE):
     moves), game ``i`` played with ``np.random.default_rng(first_seed + i)``."""
     moves, rewards, bonus = rules(model)
     runs = pattern_runs(model.cells)
-    trail, gains = _td.trail_buffers(runs)
+    trail, gains = td.trail_buffers(runs)
     out = np.empty((games, 3), np.int64)
     stages = model.stage_ranks
     for i in range(games):
         rng = np.random.default_rng(first_seed + i)
-        out[i] = _td.play(
+        out[i] = td.play(
             model.game,
             model.weights,
             runs,
@@ -87,7 +87,7 @@ def evaluate(model: NTupleModel, games: int, first_seed: int = EVAL_SEED_BASE):
             stages,
             0,
             0,
-            *_td.NO_STARTS,
+            *td.NO_STARTS,
         )
     return out
 
@@ -373,12 +373,12 @@ def train_ntuple(
             lookups; every stage starts there).
         tc: temporal coherence (Jaskowski's TC(0)): each weight's step is ``lr``
             times ``|E| / A`` of its accumulated errors (see
-            :mod:`playahead.ntuple._td`); the accumulators are saved beside the
+            :mod:`playahead.kernels.td`); the accumulators are saved beside the
             model (``tc_e.npz``, ``tc_a.npz``); switched on at a resume, they start
             from zero.
         lam: lambda of the backward TD(lambda) pass, in [0, 1] (0: TD(0)).
         restarts: the restart strategy: replay each long game from its middle
-            (:mod:`playahead.ntuple._td`).
+            (:mod:`playahead.kernels.td`).
         stages: multi-stage boundaries, tile values (e.g. ``"384,768"``): one
             weight set per stage, chosen by the afterstate's largest tile (see
             :class:`~playahead.ntuple.model.NTupleModel`). On ``resume`` of a
@@ -409,7 +409,7 @@ def train_ntuple(
             afterstate's value instead of toward the game's end (threes-meadow-ai's
             stage-by-stage training: with ``starts`` from the stage below, that
             stage learns alone, consistent with the next; see
-            :mod:`playahead.ntuple._td`); 0 plays every game to its end. None: the
+            :mod:`playahead.kernels.td`); 0 plays every game to its end. None: the
             run's own (0 for a new run); on ``resume`` a value changes it from the
             checkpoint on, recorded in ``schedule``.
         workers: threads training one net together, lock-free (the kernels release
@@ -464,7 +464,7 @@ def train_ntuple(
         isinstance(stop_at, bool) or not isinstance(stop_at, int | np.integer)
     ):
         raise ValueError(f"stop_at must be a tile value or 0, got {stop_at!r}")
-    start_arrays = _td.NO_STARTS
+    start_arrays = td.NO_STARTS
     if starts is not None:
         *start_arrays, starts_sha = load_starts(starts, env_id, env_kwargs)
     out = Path(out)
@@ -681,7 +681,7 @@ class _Trainer:
         if i not in self._searches:
             runs, moves, rewards, _ = self.tables
             stages = self.rest[2]  # (tc_e, tc_a, stages, boards, cards, share)
-            self._searches[i] = _td.search_context(
+            self._searches[i] = td.search_context(
                 self.weights,
                 runs,
                 self.n_base,
@@ -700,9 +700,9 @@ class _Trainer:
         args += (rewards, bonus, out, tc_e, tc_a, stages, boards, cards, share)
         search = self._search(i)
         if search is None and not self.stop_rank:
-            return int(_td.train_games(*args))
+            return int(td.train_games(*args))
         share = self.search_share if search is not None else 0.0
-        return int(_td.train_games(*args, share, search, self.stop_rank))
+        return int(td.train_games(*args, share, search, self.stop_rank))
 
     def __call__(self, n: int, rng, workers: int):
         rows = np.empty((n, 3), np.int64)

@@ -18,7 +18,7 @@ import importlib
 import importlib.util
 
 from playahead.planners import basic, mc, mcts, minimax
-from playahead.planners.base import Planner
+from playahead.planner import Planner
 
 if importlib.util.find_spec("playahead.planners.expectimax") is not None:
     importlib.import_module("playahead.planners.expectimax")

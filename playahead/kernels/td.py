@@ -26,7 +26,7 @@ when ``rng.random() < start_share``, ``j = min(int(rng.random() * M), M - 1)``; 
 no saved positions nothing is drawn.
 
 Search-driven games (``search``, Threes only): a game is played by expectimax over the
-net itself (:func:`playahead.planners._expectimax_kernels.root_threes` at a fixed depth
+net itself (:func:`playahead.kernels.expectimax.root_threes` at a fixed depth
 and probability cut-off, leaves clamped at 0, as the shipped search plays) instead of
 greedily when ``search_share > 0`` and ``rng.random() < search_share``, drawn after
 the start position's draws (with no search nothing is drawn, so the greedy trainer's
@@ -49,7 +49,7 @@ games' own compiled rules (:mod:`playahead.games.twenty48`,
 
 Speed: :func:`play` writes the flat weight indices of every chosen afterstate into a
 trail while it picks moves, so :func:`learn` only reads, adds and re-reads them; all
-lookups go through :func:`~playahead.ntuple._kernels.lookups` (eight board images made
+lookups go through :func:`~playahead.kernels.ntuple.lookups` (eight board images made
 with bit operations, each pattern cut out as runs of nibbles, loads prefetched).
 The values and updates are bit for bit those of ``value`` and ``update``. The kernels
 release the GIL (``nogil``), so several threads can train one net (``workers``).
@@ -61,9 +61,9 @@ import numba as nb
 import numpy as np
 
 from playahead.games import threes, twenty48
-from playahead.ntuple._kernels import N_CODES, lookups, preview_code, read, staged
-from playahead.ntuple._prefetch import prefetch
-from playahead.planners._expectimax_kernels import restamped, root_threes
+from playahead.kernels.ntuple import N_CODES, lookups, preview_code, read, staged
+from playahead.kernels.prefetch import prefetch
+from playahead.kernels.expectimax import restamped, root_threes
 
 MAX_MOVES = 1 << 17  # longer than any 2048 (or Threes) game the 4-bit board can hold
 RESTART_MIN = 10  # episodes at least this long are replayed from their middle
@@ -104,7 +104,7 @@ def play(
 
     Records in ``trail[t]`` the flat weight indices of the ``t``-th afterstate (its
     preview code and, with ``stages``, its stage included: see
-    :func:`~playahead.ntuple._kernels.staged`) and in ``gains[t]`` the reward that
+    :func:`~playahead.kernels.ntuple.staged`) and in ``gains[t]`` the reward that
     came after it (the next move's plus, for Threes, the entering card's points); if
     ``states`` (uint64) and ``cards_at`` (int64) are not empty, the position before
     move ``t`` in them. With ``search`` (Threes; :func:`search_context`) and
@@ -209,7 +209,7 @@ def search_context(weights, runs, n_base, stages, moves, rewards, depth, tt_bits
     compiled Threes search over ``weights`` (shared, so it always reads the net as
     trained so far) to ``depth`` at a 0.01 probability cut-off, leaves clamped at 0,
     with a transposition table of ``2**tt_bits`` entries."""
-    from playahead.planners import _expectimax_kernels as ek
+    from playahead.kernels import expectimax as ek
     from playahead.planners.evaluators import get_evaluator
 
     score = get_evaluator("score", "Threes")

@@ -21,11 +21,11 @@ Every search function takes two tuples and the learned leaf:
   to three consecutive values first, the card uniform in it: :func:`_bonus_p`), not
   each value alike.
 * ``net``: None, or the learned leaf ``(flat, runs, imgs, idx, dims)`` of an n-tuple
-  net (:func:`playahead.ntuple._kernels.leaf_lookups`' arrays, ``dims = [n_codes,
+  net (:func:`playahead.kernels.ntuple.leaf_lookups`' arrays, ``dims = [n_codes,
   size, n_base, clamp, stride, *stage ranks]``, see
-  :func:`playahead.ntuple._kernels.staged`; ``stride`` names the layout of ``flat``:
+  :func:`playahead.kernels.ntuple.staged`; ``stride`` names the layout of ``flat``:
   1 for ``weights.reshape(-1)``, ``n_base`` for
-  :func:`playahead.ntuple._kernels.leaf_layout`, where the preview codes of one
+  :func:`playahead.kernels.ntuple.leaf_layout`, where the preview codes of one
   index share a cache line),
   whose afterstate value is added to the table's value wherever a leaf is an
   afterstate; with ``clamp`` (not 0) a negative learned value counts as 0, since no
@@ -61,14 +61,14 @@ import numba as nb
 import numpy as np
 
 from playahead.games._board64 import count_empty, max_rank, transpose
-from playahead.ntuple._kernels import (
+from playahead.kernels.ntuple import (
     code_shift,
     leaf_lookups,
     preview_code,
     read,
     staged,
 )
-from playahead.planners.evaluators import evaluate_pair
+from playahead.kernels.rows import evaluate_pair
 
 P_FOUR = 0.1
 BONUS_PROBABILITY = 1.0 / 21.0
