@@ -94,23 +94,12 @@ def _start_model(start, warmup: int) -> NTupleModel:
         return load_model(start, "2048-v0")
     model = NTupleModel.new("2048-v0", DEFAULT_PATTERNS)
     none = np.zeros(0, np.float32)
+    g = td.td_game(
+        0, model.weights, k.pattern_runs(model.cells), ONE_STAGE, *twenty48.TABLES
+    )
+    rng, rows = np.random.default_rng(0), np.empty((warmup, 3), np.int64)
     td.train_games(
-        0,
-        warmup,
-        0.1,
-        0.0,
-        False,
-        model.weights,
-        k.pattern_runs(model.cells),
-        np.random.default_rng(0),
-        *twenty48.TABLES,
-        0,
-        np.empty((warmup, 3), np.int64),
-        none,
-        none,
-        ONE_STAGE,
-        *td.NO_STARTS,
-        0.0,
+        g, warmup, 0.1, 0.0, False, rng, rows, none, none, *td.NO_STARTS, 0.0
     )
     model.meta["games"] = warmup
     return model
@@ -136,24 +125,9 @@ def measure(
     rows = np.empty((games, 3), np.int64)
 
     def fused(w, rng):
+        g = td.td_game(0, w, runs, ONE_STAGE, moves, rewards)
         return td.train_games(
-            0,
-            games,
-            0.1,
-            0.0,
-            False,
-            w,
-            runs,
-            rng,
-            moves,
-            rewards,
-            0,
-            rows,
-            none,
-            none,
-            ONE_STAGE,
-            *td.NO_STARTS,
-            0.0,
+            g, games, 0.1, 0.0, False, rng, rows, none, none, *td.NO_STARTS, 0.0
         )
 
     def unfused(w, rng):
@@ -161,25 +135,9 @@ def measure(
 
     small = NTupleModel.new("2048-v0", ("01",))  # compile outside the clock
     small_runs = k.pattern_runs(small.cells)
-    td.train_games(
-        0,
-        1,
-        0.1,
-        0.0,
-        False,
-        small.weights,
-        small_runs,
-        np.random.default_rng(0),
-        moves,
-        rewards,
-        0,
-        rows[:1],
-        none,
-        none,
-        ONE_STAGE,
-        *td.NO_STARTS,
-        0.0,
-    )
+    g = td.td_game(0, small.weights, small_runs, ONE_STAGE, moves, rewards)
+    rng = np.random.default_rng(0)
+    td.train_games(g, 1, 0.1, 0.0, False, rng, rows[:1], none, none, *td.NO_STARTS, 0.0)
     unfused_games(
         1, 0.1, small.weights, small.cells, np.random.default_rng(0), moves, rewards
     )

@@ -138,7 +138,9 @@ def test_imports_never_climb(path):
             continue
         theirs = layer_of(name)
         if theirs is not None and theirs > mine:
-            bad.append(f"line {line}: {name} ({LAYERS[theirs]} is above {LAYERS[mine]})")
+            bad.append(
+                f"line {line}: {name} ({LAYERS[theirs]} is above {LAYERS[mine]})"
+            )
     assert not bad, f"{path.relative_to(REPO)} imports upward: " + "; ".join(bad)
 
 

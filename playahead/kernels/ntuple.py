@@ -1,4 +1,5 @@
-"""Compiled n-tuple network values for 2048 and Threes (training: :mod:`._td`).
+"""Compiled n-tuple network values for 2048 and Threes (training:
+:mod:`playahead.kernels.td`).
 
 Public kernel signatures (stable; the expectimax leaf uses ``fast_value``):
 

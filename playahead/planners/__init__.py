@@ -17,8 +17,8 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from playahead.planners import basic, mc, mcts, minimax
 from playahead.planner import Planner
+from playahead.planners import basic, mc, mcts, minimax
 
 if importlib.util.find_spec("playahead.planners.expectimax") is not None:
     importlib.import_module("playahead.planners.expectimax")
