@@ -1,5 +1,7 @@
 """What every planner shares: the :class:`Planner` base class, the position it searches
-(:class:`Root`) and a search model of any env (:class:`GenericGame`).
+(:class:`Root`) and a search model of any env (:class:`GenericGame`). The planners
+(:mod:`playahead.planners`) and the n-tuple agent (:mod:`playahead.ntuple.agent`) build
+on it; it sits below both.
 
 A planner is built with explicit keyword options (``seed``, budgets, ``time_limit``) and
 answers two questions about the position of an env (as ``gym.make`` returns it):

@@ -9,7 +9,7 @@
 * ``expectimax``: :mod:`playahead.planners.expectimax`
 
 Every planner has ``act(env)`` and ``analyze(env) -> Analysis``; see
-:mod:`playahead.planners.base` for what they share.
+:mod:`playahead.planner` for what they share.
 """
 
 from __future__ import annotations
