@@ -1,7 +1,7 @@
 """n-tuple TD on 2048: the learning curve of the default recipe and TD updates per CPU
 second.
 
-Measures ``playahead.ntuple._td.train_games`` (one kernel per batch of games: the
+Measures ``playahead.kernels.td.train_games`` (one kernel per batch of games: the
 greedy move over the afterstates, the env step and the backward TD pass, with the
 weight indices of each chosen afterstate kept for the backward pass and the loads
 prefetched) against the unfused loop it replaced, measured in the same run: that loop
@@ -43,8 +43,8 @@ import numpy as np
 
 from benchmarks.common import Report
 from playahead.games import twenty48
-from playahead.ntuple import _kernels as k
-from playahead.ntuple import _td
+from playahead.kernels import ntuple as k
+from playahead.kernels import td
 from playahead.ntuple.model import DEFAULT_PATTERNS, NTupleModel, load_model
 
 WARMUP = 5000
@@ -56,8 +56,8 @@ CPP_RATES = (2.3e6, 6.5e6)
 def unfused_games(n_games, alpha, weights, cells, rng, moves, rewards):
     """The replaced 2048 training loop: ``value`` per afterstate while playing, then
     ``value`` + ``update`` (which re-reads the value) per backward TD step."""
-    afters = np.empty(_td.MAX_MOVES, np.uint64)
-    gains = np.empty(_td.MAX_MOVES, np.int64)
+    afters = np.empty(td.MAX_MOVES, np.uint64)
+    gains = np.empty(td.MAX_MOVES, np.int64)
     per = alpha / (8 * cells.shape[0])
     updates = 0
     for _ in range(n_games):
@@ -94,23 +94,12 @@ def _start_model(start, warmup: int) -> NTupleModel:
         return load_model(start, "2048-v0")
     model = NTupleModel.new("2048-v0", DEFAULT_PATTERNS)
     none = np.zeros(0, np.float32)
-    _td.train_games(
-        0,
-        warmup,
-        0.1,
-        0.0,
-        False,
-        model.weights,
-        k.pattern_runs(model.cells),
-        np.random.default_rng(0),
-        *twenty48.TABLES,
-        0,
-        np.empty((warmup, 3), np.int64),
-        none,
-        none,
-        ONE_STAGE,
-        *_td.NO_STARTS,
-        0.0,
+    g = td.td_game(
+        0, model.weights, k.pattern_runs(model.cells), ONE_STAGE, *twenty48.TABLES
+    )
+    rng, rows = np.random.default_rng(0), np.empty((warmup, 3), np.int64)
+    td.train_games(
+        g, warmup, 0.1, 0.0, False, rng, rows, none, none, *td.NO_STARTS, 0.0
     )
     model.meta["games"] = warmup
     return model
@@ -136,24 +125,9 @@ def measure(
     rows = np.empty((games, 3), np.int64)
 
     def fused(w, rng):
-        return _td.train_games(
-            0,
-            games,
-            0.1,
-            0.0,
-            False,
-            w,
-            runs,
-            rng,
-            moves,
-            rewards,
-            0,
-            rows,
-            none,
-            none,
-            ONE_STAGE,
-            *_td.NO_STARTS,
-            0.0,
+        g = td.td_game(0, w, runs, ONE_STAGE, moves, rewards)
+        return td.train_games(
+            g, games, 0.1, 0.0, False, rng, rows, none, none, *td.NO_STARTS, 0.0
         )
 
     def unfused(w, rng):
@@ -161,25 +135,9 @@ def measure(
 
     small = NTupleModel.new("2048-v0", ("01",))  # compile outside the clock
     small_runs = k.pattern_runs(small.cells)
-    _td.train_games(
-        0,
-        1,
-        0.1,
-        0.0,
-        False,
-        small.weights,
-        small_runs,
-        np.random.default_rng(0),
-        moves,
-        rewards,
-        0,
-        rows[:1],
-        none,
-        none,
-        ONE_STAGE,
-        *_td.NO_STARTS,
-        0.0,
-    )
+    g = td.td_game(0, small.weights, small_runs, ONE_STAGE, moves, rewards)
+    rng = np.random.default_rng(0)
+    td.train_games(g, 1, 0.1, 0.0, False, rng, rows[:1], none, none, *td.NO_STARTS, 0.0)
     unfused_games(
         1, 0.1, small.weights, small.cells, np.random.default_rng(0), moves, rewards
     )

@@ -244,3 +244,35 @@ def make_agent(spec: str | Agent, **overrides: Any) -> Agent:
         except AttributeError:
             pass
     return agent
+
+
+def game_seeds(seed: int, game_index: int) -> tuple[int, int, int]:
+    """``(env_seed, side_0_agent_seed, side_1_agent_seed)`` of game ``game_index`` of
+    a seeded evaluation (``playahead evaluate --seed``).
+
+    Derived from ``np.random.SeedSequence(seed).spawn(n)[game_index]`` (any ``n``), so
+    adding games later never changes the earlier ones.
+    """
+    child = np.random.SeedSequence(int(seed), spawn_key=(int(game_index),))
+    words = child.generate_state(3, np.uint64) >> np.uint64(1)  # fit SQLite INTEGER
+    return int(words[0]), int(words[1]), int(words[2])
+
+
+def build_agent(spec: str, seed: int):
+    """A fresh agent from ``spec``, seeded with ``seed`` if its factory takes one.
+
+    A ``seed`` option in the spec is mixed into ``seed`` (so ``"random:seed=1"`` and
+    ``"random:seed=2"`` are two different, reproducible random players).
+
+    Raises:
+        ValueError: unknown agent or option (from :func:`playahead.make_agent`).
+    """
+    own = parse_spec(spec)[1].get("seed")
+    if own is not None:
+        if isinstance(own, bool) or not isinstance(own, int) or own < 0:
+            raise ValueError(f"agent spec {spec!r}: seed must be an integer >= 0")
+        mixed = np.random.SeedSequence([int(seed), own]).generate_state(1, np.uint64)
+        seed = int(mixed[0] >> np.uint64(1))
+    if takes_option(spec, "seed"):
+        return make_agent(spec, seed=seed)
+    return make_agent(spec)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import playahead
 from playahead.envs.tiles import ThreesState, Twenty48Env, Twenty48State
 from playahead.games import threes, twenty48
-from playahead.planners import _expectimax_kernels as kernels
+from playahead.kernels import expectimax as kernels
 from playahead.planners.evaluators import evaluate, get_evaluator
 from playahead.planners.expectimax import LEARNED_AUTO, ExpectimaxAgent
 from tests import naive_expectimax as naive
@@ -151,10 +151,9 @@ def face_sum_table(game):
 
 def search(game, faces, depth, cards=0, table=None):
     """The compiled search with a custom evaluator table, everything expanded."""
-    keys, values = kernels.new_table(10)
     moves, rewards = twenty48.TABLES if game == "2048" else threes.tables(True)[:2]
-    counters = np.array([0, 0, 1 << 62])
-    ctx = (moves, rewards, table, keys, values, counters)
+    counters = np.array([0, 0, 1 << 62], np.int64)
+    ctx = kernels.search_context(moves, rewards, table, kernels.new_table(10), counters)
     cfg = kernels.search_config(0.0, 0.0, 1, 10, True)
     if game == "2048":
         board = np.uint64(twenty48.from_faces(faces))

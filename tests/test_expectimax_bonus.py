@@ -13,7 +13,7 @@ import pytest
 
 from playahead.agents import make_agent, resolved_options
 from playahead.games import threes
-from playahead.planners import _expectimax_kernels as kernels
+from playahead.kernels import expectimax as kernels
 from playahead.planners.expectimax import ExpectimaxAgent
 from tests import naive_expectimax as naive
 from tests import naive_ntuple

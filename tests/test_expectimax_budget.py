@@ -170,7 +170,7 @@ def test_default_cut_off_depends_on_game_and_depth(env_id, options, cutoff):
 
 
 def test_automatic_depth_threes_goes_to_max_depth_2048_follows_the_board():
-    from playahead.planners._expectimax_kernels import distinct_ranks
+    from playahead.kernels.expectimax import distinct_ranks
 
     threes_env = played("Threes-v0", 5, 6)  # an early board: few distinct cards
     ranks = distinct_ranks(np.uint64(threes_env.unwrapped.clone_state().board))

@@ -96,9 +96,9 @@ def test_a_slow_first_kernel_call_does_not_cost_minimax_its_solve(monkeypatch):
     of that rate, so the position is still solved well within its time."""
     import time
 
-    from playahead.planners import _duels
+    from playahead.kernels import duels
 
-    kernel, calls = _duels.negamax, []
+    kernel, calls = duels.negamax, []
 
     def cold_first_call(*args):
         if not calls:
@@ -106,7 +106,7 @@ def test_a_slow_first_kernel_call_does_not_cost_minimax_its_solve(monkeypatch):
         calls.append(1)
         return kernel(*args)
 
-    monkeypatch.setattr(_duels, "negamax", cold_first_call)
+    monkeypatch.setattr(duels, "negamax", cold_first_call)
     result = hint("tictactoe", "x o . / . x . / . . o", agent="minimax:time_limit=5")
     assert [m.value for m in result.moves] == [1.0, 1.0, 0.0, 0.0, 0.0]
     assert result.best.why == "solved: win in 3 plies"

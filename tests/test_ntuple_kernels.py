@@ -8,8 +8,8 @@ import pytest
 
 from playahead.games import threes, twenty48
 from playahead.games._board64 import pack
-from playahead.ntuple import _kernels as k
-from playahead.ntuple import _td
+from playahead.kernels import ntuple as k
+from playahead.kernels import td
 from tests import naive_ntuple as naive
 
 PATTERNS = [(0, 1, 2), (4, 5, 9)]
@@ -181,8 +181,10 @@ def test_training_matches_reference(game, n_games, tc, stages, lam, restart):
     rules = _rules(game)
     rng = np.random.default_rng(11)
     ranks = np.array(stages, np.int64)
-    args = (weights, runs, rng, *rules, out, e, a, ranks, *_td.NO_STARTS, 0.0)
-    n = _td.train_games(game, n_games, 0.1, lam, restart, *args)
+    g = td.td_game(game, weights, runs, ranks, *rules)
+    n = td.train_games(
+        g, n_games, 0.1, lam, restart, rng, out, e, a, *td.NO_STARTS, 0.0
+    )
     rows, updates = naive.train(
         game,
         n_games,
@@ -210,15 +212,13 @@ def test_training_matches_reference(game, n_games, tc, stages, lam, restart):
         assert (a >= np.abs(e)).all() and a.max() > 0
 
 
-def _train_kernel(game, lam, weights, seed=3, n_games=2, starts=_td.NO_STARTS, share=0):
+def _train_kernel(game, lam, weights, seed=3, n_games=2, starts=td.NO_STARTS, share=0):
     runs = k.pattern_runs(k.symmetric_cells(PATTERNS))
     none = np.zeros(0, np.float32)
     out = np.empty((n_games, 3), np.int64)
     rng = np.random.default_rng(seed)
-    rest = (out, none, none, np.zeros(0, np.int64), *starts, share)
-    _td.train_games(
-        game, n_games, 0.1, lam, False, weights, runs, rng, *_rules(game), *rest
-    )
+    g = td.td_game(game, weights, runs, (), *_rules(game))
+    td.train_games(g, n_games, 0.1, lam, False, rng, out, none, none, *starts, share)
     return out
 
 
@@ -247,9 +247,9 @@ def test_stage_stop_trains_one_stage_against_the_next(game, stages, stop, lam):
     cards = threes.pack_cards(4, 4, 4, 1, 1) if game == 1 else 0
     boards, cards_at = np.array([board], np.uint64), np.array([cards], np.int64)
     out = np.empty((3, 3), np.int64)
-    args = (weights, runs, np.random.default_rng(4), *rules, out, e, a)
-    args += (np.array(stages, np.int64), boards, cards_at, 1.0)
-    n = _td.train_games(game, 3, 0.1, lam, False, *args, 0.0, None, stop)
+    g = td.td_game(game, weights, runs, stages, *rules, stop_rank=stop)
+    rng = np.random.default_rng(4)
+    n = td.train_games(g, 3, 0.1, lam, False, rng, out, e, a, boards, cards_at, 1.0)
     rows, updates = naive.train(
         game,
         3,
@@ -356,13 +356,11 @@ def test_search_driven_games_play_the_planners_moves(depth, monkeypatch):
     stages = np.array([7], np.int64)  # a second weight set from the first 48
     weights = rng.normal(scale=20.0, size=(2, 8, 16**3)).astype(np.float32)
     moves, rewards, bonus = _rules(1)
-    search = _td.search_context(weights, runs, 4, stages, moves, rewards, depth, 16)
-    trail, gains = _td.trail_buffers(runs, 4000)
-    states = np.empty(4000, np.uint64)
-    cards_at = np.empty(4000, np.int64)
-    game_rng = np.random.default_rng(21)
-    args = (moves, rewards, bonus, trail, gains, stages, 0, 0, states, cards_at)
-    _, _, n = _td.play(1, weights, runs, game_rng, *args, search)
+    g = td.td_game(1, weights, runs, stages, moves, rewards, bonus)
+    search = td.fixed_search(g, depth, 16)
+    trail = td.trail_buffers(runs, 4000, True)
+    states, cards_at = trail.states, trail.cards
+    _, _, n = td.play(g, np.random.default_rng(21), trail, 0, 0, search)
     assert n > 20
     model = types.SimpleNamespace(
         cells=cells,
@@ -392,7 +390,7 @@ def test_search_driven_games_play_the_planners_moves(depth, monkeypatch):
         assert moved
         code = k.staged(after, k.preview_code(cards_at[t]), 4, stages)
         k.lookups(after, code, runs, 8, 16**3, imgs, idx, 0, weights.reshape(-1))
-        assert trail[t].tolist() == idx.tolist()
+        assert trail.afters[t].tolist() == idx.tolist()
         greedy = []  # the greedy move of the same position, for contrast
         for a in range(4):
             aft, ok, r = threes.move(states[t], a, moves, rewards)

@@ -517,7 +517,7 @@ def test_multi_stage_net_trains_saves_and_plays(tmp_path):
     got = agent.analyze(env).values
     state = env.unwrapped.clone_state()
     from playahead.games import threes
-    from playahead.ntuple._kernels import preview_code
+    from playahead.kernels.ntuple import preview_code
 
     moves, rewards, _ = threes.tables(True)
     code = preview_code(np.int64(state.cards))
@@ -782,7 +782,7 @@ def test_workers_train_one_net_together(tmp_path):
 def test_optimistic_init_values_every_afterstate_of_every_stage(tmp_path):
     """``init`` is spread over the 8 * P lookups of each stage, so any afterstate
     starts at ``init``, and training with TC moves the values from there."""
-    from playahead.ntuple._kernels import staged, value
+    from playahead.kernels.ntuple import staged, value
 
     model = NTupleModel.new("2048-v0", SMALL, init=320_000.0, stages=(64,))
     rng = np.random.default_rng(0)

@@ -10,7 +10,7 @@ import pytest
 import playahead
 from playahead.envs.tiles import Twenty48State
 from playahead.games import twenty48
-from playahead.planners import _tiles
+from playahead.kernels import tiles
 
 
 def test_values_are_final_scores_including_the_score_so_far():
@@ -70,11 +70,11 @@ def test_mcts_chance_nodes_share_outcomes():
     analysis = agent.analyze(env)
     assert analysis.visits.sum() == 400
     _, _, links, _, _ = agent._kept[1]
-    chance = links[0, _tiles.FIRST]
+    chance = links[0, tiles.FIRST]
     while chance >= 0:
-        outcomes, child = 0, links[chance, _tiles.FIRST]
+        outcomes, child = 0, links[chance, tiles.FIRST]
         while child >= 0:
             outcomes += 1
-            child = links[child, _tiles.NEXT]
-        assert 1 <= outcomes <= 4 < links[chance, _tiles.VISITS]
-        chance = links[chance, _tiles.NEXT]
+            child = links[child, tiles.NEXT]
+        assert 1 <= outcomes <= 4 < links[chance, tiles.VISITS]
+        chance = links[chance, tiles.NEXT]

@@ -11,7 +11,7 @@ reset seed and the seeds of the agents playing side 0 and side 1. Every agent th
 meets the same games, the same tile spawns and deck shuffles, and paired statistics
 apply. A fresh agent is built per game from its spec with ``seed=`` its game seed (when
 its factory takes a ``seed`` option; a ``seed`` in the spec is mixed in, see
-:func:`build_agent`).
+:func:`~playahead.agents.build_agent`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import time
 import gymnasium as gym
 import numpy as np
 
-from playahead.agents import make_agent, parse_spec, takes_option
+from playahead.agents import build_agent, game_seeds
 from playahead.evaluate.store import GameRecord
 
 
@@ -55,37 +55,6 @@ class Task:
     def key(self) -> tuple[str, str, int, int]:
         opponent = self.agents[1] if len(self.agents) > 1 else ""
         return (self.agents[0], opponent, self.game_index, self.side)
-
-
-def game_seeds(seed: int, game_index: int) -> tuple[int, int, int]:
-    """``(env_seed, side_0_agent_seed, side_1_agent_seed)`` of game ``game_index``.
-
-    Derived from ``np.random.SeedSequence(seed).spawn(n)[game_index]`` (any ``n``), so
-    adding games later never changes the earlier ones.
-    """
-    child = np.random.SeedSequence(int(seed), spawn_key=(int(game_index),))
-    words = child.generate_state(3, np.uint64) >> np.uint64(1)  # fit SQLite INTEGER
-    return int(words[0]), int(words[1]), int(words[2])
-
-
-def build_agent(spec: str, seed: int):
-    """A fresh agent from ``spec``, seeded with ``seed`` if its factory takes one.
-
-    A ``seed`` option in the spec is mixed into ``seed`` (so ``"random:seed=1"`` and
-    ``"random:seed=2"`` are two different, reproducible random players).
-
-    Raises:
-        ValueError: unknown agent or option (from :func:`playahead.make_agent`).
-    """
-    own = parse_spec(spec)[1].get("seed")
-    if own is not None:
-        if isinstance(own, bool) or not isinstance(own, int) or own < 0:
-            raise ValueError(f"agent spec {spec!r}: seed must be an integer >= 0")
-        mixed = np.random.SeedSequence([int(seed), own]).generate_state(1, np.uint64)
-        seed = int(mixed[0] >> np.uint64(1))
-    if takes_option(spec, "seed"):
-        return make_agent(spec, seed=seed)
-    return make_agent(spec)
 
 
 _ENVS: dict[tuple[str, str, bool], gym.Env] = {}

@@ -1,9 +1,9 @@
 """N-tuple networks trained by afterstate TD(lambda) for 2048 and Threes.
 
-* :mod:`playahead.ntuple._kernels`: the compiled value and update (signatures at the
+* :mod:`playahead.kernels.ntuple`: the compiled value and update (signatures at the
   top of that module; ``value_2048``/``value_threes``/``fast_value`` read the learned
   leaf for expectimax).
-* :mod:`playahead.ntuple._td`: the compiled greedy games, restarts and backward
+* :mod:`playahead.kernels.td`: the compiled greedy games, restarts and backward
   TD(lambda)/TC pass (``python -m benchmarks ntuple`` measures the learning curve and
   the updates per CPU second).
 * :mod:`playahead.ntuple.model`: :class:`NTupleModel`, saved as ``weights.npz`` +

@@ -11,9 +11,9 @@ import numpy as np
 
 from playahead.agents import Analysis, register_agent
 from playahead.games._board64 import max_rank, move_rows
-from playahead.ntuple import _kernels as k
+from playahead.kernels import ntuple as k
 from playahead.ntuple.model import shared_model
-from playahead.planners.base import Planner, Root, masked, pick_max
+from playahead.planner import Planner, Root, masked, pick_max
 
 _KINDS = {"2048": "2048-v0", "threes": "Threes-v0"}
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from playahead.ntuple._kernels import N_CODES, symmetric_cells
+from playahead.kernels.ntuple import N_CODES, symmetric_cells
 
 FORMAT = "playahead-ntuple"
 VERSION = 1

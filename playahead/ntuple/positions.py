@@ -2,7 +2,7 @@
 
 ``python -m playahead.ntuple.positions --agent SPEC --games N --seed S --out FILE``
 plays games ``0 .. N-1`` of ``playahead evaluate --seed S`` (the same env and agent
-seeds: :func:`playahead.evaluate.play.game_seeds`) and keeps, in each game, the position
+seeds: :func:`playahead.agents.game_seeds`) and keeps, in each game, the position
 where the largest card first reaches ``from_card``, then one every ``every`` moves, at
 most ``per_game``, until the game ends. A position is what a player sees before a move:
 the packed board and the cards word (deck counts and preview), i.e. what
@@ -111,7 +111,7 @@ def collect_positions(
     Raises:
         ValueError: bad counts or a card value that is no Threes card.
     """
-    from playahead.evaluate.play import build_agent, game_seeds
+    from playahead.agents import build_agent, game_seeds
 
     indices = list(range(games)) if isinstance(games, int) else list(games)
     count = games if isinstance(games, int) else len(indices)

@@ -31,8 +31,8 @@ import numpy as np
 
 from playahead._procs import on_signals
 from playahead.games import threes, twenty48
-from playahead.ntuple import _td
-from playahead.ntuple._kernels import pattern_runs
+from playahead.kernels import td
+from playahead.kernels.ntuple import pattern_runs
 from playahead.ntuple.model import (
     DEFAULT_PATTERNS,
     THREES_PATTERNS,
@@ -67,28 +67,12 @@ def rules(model: NTupleModel):
 def evaluate(model: NTupleModel, games: int, first_seed: int = EVAL_SEED_BASE):
     """Greedy games without learning; int64[games, 3] rows of (score, top rank,
     moves), game ``i`` played with ``np.random.default_rng(first_seed + i)``."""
-    moves, rewards, bonus = rules(model)
     runs = pattern_runs(model.cells)
-    trail, gains = _td.trail_buffers(runs)
+    game = td.td_game(model.game, model.weights, runs, model.stage_ranks, *rules(model))
+    trail = td.trail_buffers(runs)
     out = np.empty((games, 3), np.int64)
-    stages = model.stage_ranks
     for i in range(games):
-        rng = np.random.default_rng(first_seed + i)
-        out[i] = _td.play(
-            model.game,
-            model.weights,
-            runs,
-            rng,
-            moves,
-            rewards,
-            bonus,
-            trail,
-            gains,
-            stages,
-            0,
-            0,
-            *_td.NO_STARTS,
-        )
+        out[i] = td.play(game, np.random.default_rng(first_seed + i), trail)
     return out
 
 
@@ -373,12 +357,12 @@ def train_ntuple(
             lookups; every stage starts there).
         tc: temporal coherence (Jaskowski's TC(0)): each weight's step is ``lr``
             times ``|E| / A`` of its accumulated errors (see
-            :mod:`playahead.ntuple._td`); the accumulators are saved beside the
+            :mod:`playahead.kernels.td`); the accumulators are saved beside the
             model (``tc_e.npz``, ``tc_a.npz``); switched on at a resume, they start
             from zero.
         lam: lambda of the backward TD(lambda) pass, in [0, 1] (0: TD(0)).
         restarts: the restart strategy: replay each long game from its middle
-            (:mod:`playahead.ntuple._td`).
+            (:mod:`playahead.kernels.td`).
         stages: multi-stage boundaries, tile values (e.g. ``"384,768"``): one
             weight set per stage, chosen by the afterstate's largest tile (see
             :class:`~playahead.ntuple.model.NTupleModel`). On ``resume`` of a
@@ -409,7 +393,7 @@ def train_ntuple(
             afterstate's value instead of toward the game's end (threes-meadow-ai's
             stage-by-stage training: with ``starts`` from the stage below, that
             stage learns alone, consistent with the next; see
-            :mod:`playahead.ntuple._td`); 0 plays every game to its end. None: the
+            :mod:`playahead.kernels.td`); 0 plays every game to its end. None: the
             run's own (0 for a new run); on ``resume`` a value changes it from the
             checkpoint on, recorded in ``schedule``.
         workers: threads training one net together, lock-free (the kernels release
@@ -464,7 +448,7 @@ def train_ntuple(
         isinstance(stop_at, bool) or not isinstance(stop_at, int | np.integer)
     ):
         raise ValueError(f"stop_at must be a tile value or 0, got {stop_at!r}")
-    start_arrays = _td.NO_STARTS
+    start_arrays = td.NO_STARTS
     if starts is not None:
         *start_arrays, starts_sha = load_starts(starts, env_id, env_kwargs)
     out = Path(out)
@@ -666,11 +650,13 @@ class _Trainer:
     over the same weights, each with a generator seeded from ``rng``."""
 
     def __init__(self, model, recipe, tables, rest, search=(0.0, 2), stop_rank=0):
-        self.game = model.game
-        self.stop_rank = stop_rank
-        self.weights = model.weights
-        self.n_base = model.n_base
-        self.recipe, self.tables, self.rest = recipe, tables, rest
+        runs, moves, rewards, bonus = tables
+        tc_e, tc_a, stages, *starts = rest  # (..., boards, cards, share)
+        self.game = td.td_game(
+            model.game, model.weights, runs, stages, moves, rewards, bonus, stop_rank
+        )
+        self.tc, self.starts = (tc_e, tc_a), starts
+        self.recipe = recipe
         self.search_share, self.search_depth = search
         self._searches = {}  # per thread: the search's tables are its scratch space
 
@@ -679,30 +665,15 @@ class _Trainer:
         if self.search_share <= 0.0:
             return None
         if i not in self._searches:
-            runs, moves, rewards, _ = self.tables
-            stages = self.rest[2]  # (tc_e, tc_a, stages, boards, cards, share)
-            self._searches[i] = _td.search_context(
-                self.weights,
-                runs,
-                self.n_base,
-                stages,
-                moves,
-                rewards,
-                self.search_depth,
-            )
+            self._searches[i] = td.fixed_search(self.game, self.search_depth)
         return self._searches[i]
 
     def _run(self, n, rng, out, i=0):
         lr, lam, restart = self.recipe
-        runs, moves, rewards, bonus = self.tables
-        tc_e, tc_a, stages, boards, cards, share = self.rest
-        args = (self.game, n, lr, lam, restart, self.weights, runs, rng, moves)
-        args += (rewards, bonus, out, tc_e, tc_a, stages, boards, cards, share)
         search = self._search(i)
-        if search is None and not self.stop_rank:
-            return int(_td.train_games(*args))
         share = self.search_share if search is not None else 0.0
-        return int(_td.train_games(*args, share, search, self.stop_rank))
+        args = (self.game, n, lr, lam, restart, rng, out, *self.tc, *self.starts)
+        return int(td.train_games(*args, share, search))
 
     def __call__(self, n: int, rng, workers: int):
         rows = np.empty((n, 3), np.int64)

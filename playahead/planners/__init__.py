@@ -9,7 +9,7 @@
 * ``expectimax``: :mod:`playahead.planners.expectimax`
 
 Every planner has ``act(env)`` and ``analyze(env) -> Analysis``; see
-:mod:`playahead.planners.base` for what they share.
+:mod:`playahead.planner` for what they share.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
+from playahead.planner import Planner
 from playahead.planners import basic, mc, mcts, minimax
-from playahead.planners.base import Planner
 
 if importlib.util.find_spec("playahead.planners.expectimax") is not None:
     importlib.import_module("playahead.planners.expectimax")

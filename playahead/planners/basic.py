@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from playahead.agents import Analysis, register_agent
-from playahead.planners.base import GenericGame, Planner, Root, masked, pick_max
+from playahead.planner import GenericGame, Planner, Root, masked, pick_max
 
 
 class RandomAgent(Planner):

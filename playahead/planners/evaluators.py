@@ -37,8 +37,8 @@ import functools
 import numba as nb
 import numpy as np
 
-from playahead.games import threes
 from playahead.games._board64 import transpose
+from playahead.kernels.rows import evaluate_pair, score_table
 
 __all__ = ["EVALUATORS", "Evaluator", "evaluate", "get_evaluator"]
 
@@ -57,8 +57,6 @@ MONO_EMPTY_WEIGHT = 270.0
 # constant below plus the features of :data:`OPENNESS_WEIGHTS`.
 OPEN_LOST = 100.0
 OPEN_EDGE_MIN_RANK = 5  # a 12: the smallest card the "edge" feature rewards
-
-_ROW = np.uint64(0xFFFF)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,23 +78,6 @@ class Evaluator:
     table: np.ndarray
     reward_weight: float
     value_kind: str
-
-
-@nb.njit(cache=True)
-def rows_value(x, table):
-    """Sum of ``table`` over the four 16-bit rows of ``x``."""
-    return (
-        table[x & _ROW]
-        + table[(x >> np.uint64(16)) & _ROW]
-        + table[(x >> np.uint64(32)) & _ROW]
-        + table[(x >> np.uint64(48)) & _ROW]
-    )
-
-
-@nb.njit(cache=True)
-def evaluate_pair(board, board_t, table):
-    """:func:`evaluate` given the board and its transpose (in either order)."""
-    return rows_value(board, table) + rows_value(board_t, table)
 
 
 @nb.njit(cache=True)
@@ -292,12 +273,6 @@ def _weighted_sum(weights: dict[str, float]) -> np.ndarray:
     return w @ feature_tables()
 
 
-def _score_table(game: str) -> tuple[np.ndarray, float]:
-    if game == "2048":
-        return np.zeros(1 << 16), 1.0
-    return threes.tables(True)[2].astype(np.float64) / 2.0, 0.0
-
-
 #: name -> (games it applies to, value kind, one-line description)
 EVALUATORS: dict[str, tuple[tuple[str, ...], str, str]] = {
     "monotonic": (("2048",), "eval", "nneonneo's 2048 heuristic (rows and columns)"),
@@ -329,7 +304,7 @@ def get_evaluator(name: str, game: str) -> Evaluator:
         fits = sorted(n for n, (g, _, _) in EVALUATORS.items() if game in g)
         raise ValueError(f"evaluator {name!r} is not for {game}; for {game} use {fits}")
     if name == "score":
-        table, reward_weight = _score_table(game)
+        table, reward_weight = score_table(game)
     elif name == "features":
         table, reward_weight = weighted_table(TUNED_WEIGHTS, TUNED_LOST), 0.0
     elif name == "openness":

@@ -50,7 +50,7 @@ table plus the net's afterstate value, so values are expected final scores
 the file is missing or damaged the search stops with a one-line
 :class:`~playahead.ntuple.packaged.PackagedNetError` that names the file and its
 expected sha256 and says that ``evaluator=features`` works without it. Where the
-leaves sit is described in :mod:`playahead.planners._expectimax_kernels`.
+leaves sit is described in :mod:`playahead.kernels.expectimax`.
 
 Fairness: the planner reads the position through ``clone_state()`` only (board, and for
 Threes the preview and the deck counts a player can count); it never reads the env's
@@ -67,8 +67,9 @@ import numpy as np
 
 from playahead.agents import Analysis, register_agent
 from playahead.games import threes, twenty48
-from playahead.planners import _expectimax_kernels as kernels
-from playahead.planners.base import (
+from playahead.kernels import expectimax as kernels
+from playahead.kernels.ntuple import pattern_runs
+from playahead.planner import (
     Planner,
     Root,
     check_choice,
@@ -504,8 +505,8 @@ class ExpectimaxAgent(Planner):
             moves, rewards = twenty48.TABLES
         else:
             moves, rewards, _ = threes.tables(state.merge_6144)
-        net = None if leaf is None else leaf.arrays
-        ctx = (moves, rewards, ev.table, tt[0], tt[1], counters)
+        net = None if leaf is None else leaf.net
+        ctx = kernels.search_context(moves, rewards, ev.table, tt, counters)
         cfg = kernels.search_config(
             cutoff,
             ev.reward_weight,
@@ -665,31 +666,19 @@ def _check_budget(budget) -> int | str | None:
 
 
 class _Leaf:
-    """An n-tuple model as ``net`` of the compiled search, its weights copied into
-    the leaf layout (:func:`playahead.ntuple._kernels.leaf_layout`: the preview
-    codes of one index side by side, for 2048 the weights themselves; ``grouped=False``
-    reads the weights as they are, code-major, for comparison); ``clamp``: a negative
-    learned value counts as 0."""
+    """An n-tuple model as the compiled search's learned leaf (``net``, a
+    :class:`~playahead.kernels.expectimax.LeafNet`), its weights copied into the leaf
+    layout (:func:`playahead.kernels.ntuple.leaf_layout`: the preview codes of one
+    index side by side, for 2048 the weights themselves; ``grouped=False`` reads the
+    weights as they are, code-major, for comparison); ``clamp``: a negative learned
+    value counts as 0."""
 
     def __init__(self, model, clamp: bool = False, grouped: bool = True):
-        from playahead.ntuple._kernels import leaf_layout, pattern_runs
-
         self.model = model
         runs = pattern_runs(model.cells)
-        n_base = model.n_base
         # grouped=False keeps the trainer's code-major layout (the benchmark's baseline)
-        stride = n_base if grouped else 1
-        self.arrays = (
-            leaf_layout(model.weights, n_base)
-            if grouped
-            else model.weights.reshape(-1),
-            runs,
-            np.zeros(8, np.uint64),
-            np.zeros(8 * runs.shape[0], np.int64),
-            np.array(
-                [*model.weights.shape[1:], n_base, clamp, stride, *model.stage_ranks],
-                np.int64,
-            ),
+        self.net = kernels.leaf_net(
+            model.weights, runs, model.n_base, model.stage_ranks, clamp, grouped
         )
 
 

@@ -29,8 +29,8 @@ import time
 import numpy as np
 
 from playahead.agents import Analysis, register_agent
-from playahead.planners import _duels, _tiles
-from playahead.planners.base import (
+from playahead.kernels import duels, tiles
+from playahead.planner import (
     GenericGame,
     Planner,
     Root,
@@ -114,18 +114,18 @@ class MonteCarlo(Planner):
         n = root.mask.size
         sums, counts = np.zeros(n), np.zeros(n, dtype=np.int64)
         if root.kind in TILE_KINDS:
-            game, board, cards, moves, rewards, preview = _tiles.tile_position(
+            game, board, cards, moves, rewards, preview = tiles.tile_position(
                 root.kind, root.env
             )
             for chunk in rounds(self.n_rollouts, root.mask, 16, deadline):
-                _tiles.mc_chunk(
+                tiles.mc_chunk(
                     game, board, cards, chunk, rng, moves, rewards, preview, sums
                 )
                 counts += chunk
         elif root.kind in DUEL_KINDS:
-            game, state = _duels.position(root.kind, root.env)
+            game, state = duels.position(root.kind, root.env)
             for chunk in rounds(self.n_rollouts, root.mask, 256, deadline):
-                _duels.mc_chunk(game, state, chunk, rng, sums)
+                duels.mc_chunk(game, state, chunk, rng, sums)
                 counts += chunk
         else:
             model = GenericGame(root.env, rng)
@@ -146,7 +146,7 @@ class MonteCarlo(Planner):
                 "scoring='squares' scores the squares of tic-tac-toe and Connect Four "
                 f"(playahead's own envs); this env's backend is {root.kind!r}"
             )
-        game, state = _duels.position(root.kind, root.env)
+        game, state = duels.position(root.kind, root.env)
         cells = root.env.board
         if root.kind == "tictactoe":
             targets = np.arange(root.mask.size)  # action = cell
@@ -157,7 +157,7 @@ class MonteCarlo(Planner):
         done = 0
         for chunk in rounds(self.n_rollouts, np.ones(1, dtype=bool), 64, deadline):
             n = int(chunk[0])
-            _duels.squares_chunk(game, state, n, rng, self.w_self, self.w_other, scores)
+            duels.squares_chunk(game, state, n, rng, self.w_self, self.w_other, scores)
             done += n
         values = masked(scores[targets] / done, root.mask)
         stats = {"rollouts": done}
@@ -220,7 +220,7 @@ class Lookahead(Planner):
         sums = np.zeros(root.mask.size)
         sims = 0
         if root.kind in TILE_KINDS:
-            game, board, cards, moves, rewards, preview = _tiles.tile_position(
+            game, board, cards, moves, rewards, preview = tiles.tile_position(
                 root.kind, root.env
             )
         else:
@@ -232,7 +232,7 @@ class Lookahead(Planner):
                 # Python (a cached kernel calling a recursive one can crash numba).
                 for _ in range(k):
                     for a in root.legal:
-                        sums[a] += _tiles.best_at_depth(
+                        sums[a] += tiles.best_at_depth(
                             game,
                             board,
                             cards,
@@ -271,11 +271,11 @@ class Lookahead(Planner):
         n_playouts = self.n_sims or 20
         values = np.full(root.mask.size, np.nan)
         if root.kind in DUEL_KINDS:
-            game, state = _duels.position(root.kind, root.env)
+            game, state = duels.position(root.kind, root.env)
             for a in root.legal:
-                child = _duels.g_apply(game, state, a)
-                v = _duels.sampled_negamax(game, child, self.depth - 1, n_playouts, rng)
-                same = _duels.g_player(game, child) == root.player
+                child = duels.g_apply(game, state, a)
+                v = duels.sampled_negamax(game, child, self.depth - 1, n_playouts, rng)
+                same = duels.g_player(game, child) == root.player
                 values[a] = v if same else -v
             return values
         model = GenericGame(root.env, rng)
@@ -298,7 +298,7 @@ class Lookahead(Planner):
             for b in np.flatnonzero(model.legal(child))
         ]
         sign = 1.0 if model.player(child) == mover else -1.0
-        return value + sign * _duels.DISCOUNT * max(replies, default=0.0)
+        return value + sign * duels.DISCOUNT * max(replies, default=0.0)
 
 
 register_agent("mc", MonteCarlo, "flat Monte Carlo: random playouts after each move")

@@ -26,8 +26,8 @@ import time
 import numpy as np
 
 from playahead.agents import Analysis, register_agent
-from playahead.planners import _duels, _tiles
-from playahead.planners.base import (
+from playahead.kernels import duels, tiles
+from playahead.planner import (
     GenericGame,
     Planner,
     Root,
@@ -140,28 +140,28 @@ class MCTS(Planner):
 
     # ----------------------------------------------------------------- 2048, Threes
     def _tiles(self, root: Root, rng, deadline):
-        game, board, cards, moves, rewards, preview = _tiles.tile_position(
+        game, board, cards, moves, rewards, preview = tiles.tile_position(
             root.kind, root.env
         )
         key = (root.kind, id(moves), preview)
         tree, reused = None, 0
         if self.reuse and self._kept is not None and self._kept[0] == key:
             old = self._kept[1]
-            node = _tiles.find_outcome(old[0], old[1], old[2], board, cards)
+            node = tiles.find_outcome(old[0], old[1], old[2], board, cards)
             if node >= 0:
-                tree = _tiles.new_tree(int(old[4][0]) + 1)
-                reused = _tiles.copy_subtree(node, *old[:4], *tree[:4])
+                tree = tiles.new_tree(int(old[4][0]) + 1)
+                reused = tiles.copy_subtree(node, *old[:4], *tree[:4])
                 tree[4][0] = reused
         if tree is None:
-            tree = _tiles.new_tree(1 + 5 * self._budget(0, deadline))
-            _tiles.add_node(*tree, board, cards, -1, 0.0)
+            tree = tiles.new_tree(1 + 5 * self._budget(0, deadline))
+            tiles.add_node(*tree, board, cards, -1, 0.0)
         greedy = self.rollout == "greedy"
-        cap = self.rollout_depth or _tiles.NO_CAP
+        cap = self.rollout_depth or tiles.NO_CAP
 
         def run(k):
             nonlocal tree
             tree = _grow(tree, int(tree[4][0]) + 5 * k + 1)
-            _tiles.mcts_chunk(
+            tiles.mcts_chunk(
                 game, k, self.c, rng, moves, rewards, preview, greedy, cap, *tree
             )
 
@@ -169,49 +169,49 @@ class MCTS(Planner):
         self._kept = (key, tree) if self.reuse else None
         _, _, links, vals, count = tree
         values, visits = np.full(4, np.nan), np.zeros(4, dtype=np.int64)
-        child = links[0, _tiles.FIRST]
+        child = links[0, tiles.FIRST]
         while child >= 0:
-            a, n = links[child, _tiles.ACTION], links[child, _tiles.VISITS]
+            a, n = links[child, tiles.ACTION], links[child, tiles.VISITS]
             visits[a] = n
-            values[a] = root.score + vals[child, _tiles.SUM] / max(n, 1)
-            child = links[child, _tiles.NEXT]
+            values[a] = root.score + vals[child, tiles.SUM] / max(n, 1)
+            child = links[child, tiles.NEXT]
         stats = {"simulations": sims, "nodes": int(count[0]), "reused_nodes": reused}
         return values, visits, stats
 
     # ----------------------------------------------------------------- two players
     def _duels(self, root: Root, rng, deadline):
-        game, position = _duels.position(root.kind, root.env)
+        game, position = duels.position(root.kind, root.env)
         key = (root.kind, root.env.clone_state().rules)
         n_actions = root.mask.size
         tree, reused = None, 0
-        exact = _duels.exact_keys(game, root.env)
+        exact = duels.exact_keys(game, root.env)
         if self.reuse and exact and self._kept and self._kept[0] == key:
             old = self._kept[1]
-            node = _duels.find_descendant(old[0], _duels.g_key(game, position), 2)
+            node = duels.find_descendant(old[0], duels.g_key(game, position), 2)
             if node >= 0:
-                tree = _duels.new_tree(int(old[3][0]) + 1, position)
-                reused = _duels.copy_subtree(node, *old[:3], *tree[:3])
-                tree[0][0, _duels.MOVER] = -1
+                tree = duels.new_tree(int(old[3][0]) + 1, position)
+                reused = duels.copy_subtree(node, *old[:3], *tree[:3])
+                tree[0][0, duels.MOVER] = -1
                 tree[3][0] = reused
         if tree is None:
             capacity = 1 + n_actions * (self._budget(0, deadline) + 1)
-            tree = _duels.new_tree(capacity, position)
+            tree = duels.new_tree(capacity, position)
         greedy = self.rollout == "greedy"
         cap = -1 if self.rollout_depth is None else self.rollout_depth
 
         def run(k):
             nonlocal tree
             tree = _grow(tree, int(tree[3][0]) + n_actions * (k + 1))
-            _duels.mcts_chunk(game, k, self.c, rng, greedy, cap, *tree)
+            duels.mcts_chunk(game, k, self.c, rng, greedy, cap, *tree)
 
         sims = self._loop(run, deadline)
         links, vals, _, count = tree
         self._kept = (key, tree) if self.reuse else None
         values = np.full(n_actions, np.nan)
         visits = np.zeros(n_actions, dtype=np.int64)
-        first = links[0, _duels.FIRST]
-        for ch in range(first, first + links[0, _duels.NCHILD]):
-            a, n = links[ch, _duels.ACTION], links[ch, _duels.VISITS]
+        first = links[0, duels.FIRST]
+        for ch in range(first, first + links[0, duels.NCHILD]):
+            a, n = links[ch, duels.ACTION], links[ch, duels.VISITS]
             visits[a] = n
             values[a] = vals[ch] / max(n, 1)
         stats = {"simulations": sims, "nodes": int(count[0]), "reused_nodes": reused}

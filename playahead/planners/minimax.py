@@ -29,8 +29,8 @@ import time
 import numpy as np
 
 from playahead.agents import Analysis, register_agent
-from playahead.planners import _duels
-from playahead.planners.base import (
+from playahead.kernels import duels
+from playahead.planner import (
     GenericGame,
     Planner,
     Root,
@@ -88,10 +88,10 @@ class Minimax(Planner):
         if root.kind in DUEL_KINDS:
             scores, exact, stats = self._compiled(root, deadline)
             scores = masked(scores, root.mask)
-            won = np.abs(scores) > _duels.WIN / 2
-            values = np.where(won, np.sign(scores), scores / _duels.HEURISTIC)
+            won = np.abs(scores) > duels.WIN / 2
+            values = np.where(won, np.sign(scores), scores / duels.HEURISTIC)
             values[exact & ~won] = 0.0
-            plies = np.where(won, _duels.WIN - np.abs(scores), 0)
+            plies = np.where(won, duels.WIN - np.abs(scores), 0)
         else:
             search = _GenericAlphaBeta(root, rng, self.depth, self.budget)
             scores, exact, stats = search.run(deadline)
@@ -106,8 +106,8 @@ class Minimax(Planner):
         return Analysis(action, values, None, kind, stats)
 
     def _compiled(self, root: Root, deadline: float):
-        game, state = _duels.position(root.kind, root.env)
-        order = _duels.move_order(game, root.env)
+        game, state = duels.position(root.kind, root.env)
+        order = duels.move_order(game, root.env)
         rules = (root.kind, root.env.clone_state().rules)
         if self._tt is None or self._tt[0] != rules:  # values do not depend on history
             self._tt = (
@@ -123,14 +123,14 @@ class Minimax(Planner):
 
         def negamax(s, depth, counts):
             args = (-math.inf, math.inf, 1, order, tt_keys, tt_vals, tt_info, counts)
-            return _duels.negamax(game, s, depth, *args)
+            return duels.negamax(game, s, depth, *args)
 
         # The first call loads (or compiles) the kernel: done here, on a limit of 0
         # nodes (it gives up at once and touches nothing), so that the node rate
         # measured below is the search's, not the loading's.
         negamax(state, 0, np.zeros(3, dtype=np.int64))
         reached, start = 0, time.perf_counter()
-        horizon = int(_duels.g_max_plies(game, state))
+        horizon = int(duels.g_max_plies(game, state))
         target = min(self.depth or horizon, horizon)
         unbounded = deadline == math.inf and self.budget is None
         first = target if self.depth is None and unbounded else 1
@@ -138,13 +138,13 @@ class Minimax(Planner):
             counters[2] = _node_limit(counters[0], start, deadline, depth, self.budget)
             values, exact = np.zeros(n), np.zeros(n, dtype=bool)
             for a in order[root.mask[order]]:
-                child = _duels.g_apply(game, state, a)
+                child = duels.g_apply(game, state, a)
                 v, e = negamax(child, depth - 1, counters)
                 if counters[1]:
                     break
-                mover = _duels.g_player(game, child) == root.player
+                mover = duels.g_player(game, child) == root.player
                 values[a] = v if mover else -v
-                exact[a] = e or abs(v) > _duels.WIN / 2
+                exact[a] = e or abs(v) > duels.WIN / 2
             if counters[1]:
                 break
             best, reached = (values, exact), depth

@@ -1,4 +1,5 @@
-"""Compiled n-tuple network values for 2048 and Threes (training: :mod:`._td`).
+"""Compiled n-tuple network values for 2048 and Threes (training:
+:mod:`playahead.kernels.td`).
 
 Public kernel signatures (stable; the expectimax leaf uses ``fast_value``):
 
@@ -14,7 +15,7 @@ Public kernel signatures (stable; the expectimax leaf uses ``fast_value``):
   the ``8 * P`` weights ``value`` reads; returns the new value.
 * ``fast_value(board, code, flat, runs, n_codes, size, imgs, idx) -> float64``: the
   same value (same bits) through :func:`lookups`, for hot loops (the TD training in
-  :mod:`playahead.ntuple._td`, the expectimax leaf); ``flat = weights.reshape(-1)``,
+  :mod:`playahead.kernels.td`, the expectimax leaf); ``flat = weights.reshape(-1)``,
   ``runs = pattern_runs(cells)``.
 * ``leaf_lookups(board, stage, runs, n_codes, size, n_base, stride, imgs, idx, off,
   flat)``: the lookups for code 0 of a stage in either weight layout (the
@@ -35,7 +36,7 @@ import numba as nb
 import numpy as np
 
 from playahead.games._board64 import max_rank, transpose
-from playahead.ntuple._prefetch import prefetch
+from playahead.kernels.prefetch import prefetch
 
 _NIB = np.uint64(0xF)
 N_CODES = 4  # Threes preview codes: 1, 2, 3, bonus

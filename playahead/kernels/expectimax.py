@@ -1,39 +1,25 @@
-"""Compiled expectimax for 2048 and Threes on packed boards (see ``expectimax.py``).
+"""Compiled expectimax for 2048 and Threes on packed boards (the planner:
+:mod:`playahead.planners.expectimax`).
 
 Depth counts the moves after the first, as nneonneo's 2048-ai does: at depth ``d`` the
 search plays the root move, then ``d`` times (chance, best move), and evaluates the
 last board. A chance node whose cumulative probability ``cprob`` is below ``cutoff``
 is evaluated instead of expanded. A position with no legal move is worth 0.
 
-Every search function takes two tuples and the learned leaf:
+Every search function takes three records (``typing.NamedTuple``, each built by one
+builder; numba reads their fields by name):
 
-* ``ctx = (moves, rewards, table, tt_keys, tt_values, counters)``: the game's row
-  tables (``uint16[2, 65536]``, ``int32[2, 65536]``), the evaluator (``float64[65536]``,
-  see :mod:`playahead.planners.evaluators`), the transposition table and ``counters:
-  int64[3]`` (nodes, tt hits, node limit; a node is a position reached by a legal
-  move). Once the node count passes the limit every chance node that would expand
-  returns 0 at once: the search is abandoned, and its caller must see ``counters[0] >
-  counters[2]`` and throw its values away (this is how the node budget stops a
-  search that runs long).
-* ``cfg = (cutoff, reward_weight, stamp, shift, use_tt, window)``: ``reward_weight``
-  scales the merge rewards added along the path (2048 only); ``window`` (Threes only):
-  an unknown bonus card's value has the marginal of the game's draw (a window of up
-  to three consecutive values first, the card uniform in it: :func:`_bonus_p`), not
-  each value alike.
-* ``net``: None, or the learned leaf ``(flat, runs, imgs, idx, dims)`` of an n-tuple
-  net (:func:`playahead.ntuple._kernels.leaf_lookups`' arrays, ``dims = [n_codes,
-  size, n_base, clamp, stride, *stage ranks]``, see
-  :func:`playahead.ntuple._kernels.staged`; ``stride`` names the layout of ``flat``:
-  1 for ``weights.reshape(-1)``, ``n_base`` for
-  :func:`playahead.ntuple._kernels.leaf_layout`, where the preview codes of one
-  index share a cache line),
-  whose afterstate value is added to the table's value wherever a leaf is an
-  afterstate; with ``clamp`` (not 0) a negative learned value counts as 0, since no
-  score still to come is below 0 (as threes-meadow-ai clamps its leaves). It is an
-  argument of its own, tested only as ``net is None``, so numba compiles the search
-  without a net with the learned branches pruned away and ``ctx`` stays small (each
-  recursive call copies it; a bigger ``ctx``, or the learned code left in the plain
-  search, slows it visibly in ``python -m benchmarks expectimax``).
+* ``ctx``, a :class:`SearchContext` (:func:`search_context`): the game's row tables,
+  the evaluator's table, the transposition table and the counters.
+* ``cfg``, a :class:`SearchConfig` (:func:`search_config`): cut-off, reward weight,
+  the table's stamp and size, and the bonus model.
+* ``net``: None, or a :class:`LeafNet` (:func:`leaf_net`), the learned leaf of an
+  n-tuple net, whose afterstate value is added to the table's value wherever a leaf is
+  an afterstate. It is an argument of its own, tested only as ``net is None``, so
+  numba compiles the search without a net with the learned branches pruned away and
+  ``ctx`` stays small (each recursive call copies it; a bigger ``ctx``, or the learned
+  code left in the plain search, slows it visibly in ``python -m benchmarks
+  expectimax``).
 
 Learned leaves (with the score table, so values are expected final scores): a leaf is
 always an afterstate, whose value is the score so far plus the learned value
@@ -46,7 +32,7 @@ depth 0 values the root moves with the env's preview code (the greedy n-tuple pl
 card node cut by probability expands one more round of leaves.
 
 Transposition table: ``tt_keys: uint64[n, 2]`` (board, aux) and ``tt_values:
-float64[n]``, ``n = 2**(32 - shift)``, always-replace. ``aux = stamp << 24 |
+float64[n]``, ``n = 2**tt_bits``, always-replace. ``aux = stamp << 24 |
 depth_left << 16 | deck`` keys an entry on the remaining depth and, for Threes, the
 deck counts; the caller bumps ``stamp`` once per decision, which empties the table
 without clearing it.
@@ -57,18 +43,21 @@ up/down; side 0 moves toward column 0 (left, up) and side 1 toward column 3.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
 from playahead.games._board64 import count_empty, max_rank, transpose
-from playahead.ntuple._kernels import (
+from playahead.kernels.ntuple import (
     code_shift,
+    leaf_layout,
     leaf_lookups,
     preview_code,
     read,
     staged,
 )
-from playahead.planners.evaluators import evaluate_pair
+from playahead.kernels.rows import evaluate_pair
 
 P_FOUR = 0.1
 BONUS_PROBABILITY = 1.0 / 21.0
@@ -92,34 +81,130 @@ def new_table(bits: int) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((1 << bits, 2), dtype=np.uint64), np.zeros(1 << bits)
 
 
+class SearchContext(NamedTuple):
+    """The tables a search reads and the state it keeps (``ctx``)."""
+
+    #: ``uint16[2, 65536]``: each row moved toward side 0 and side 1.
+    moves: np.ndarray
+    #: ``int32[2, 65536]``: the merge reward of each of those moves.
+    rewards: np.ndarray
+    #: ``float64[65536]``: the evaluator's row table
+    #: (:mod:`playahead.planners.evaluators`).
+    table: np.ndarray
+    #: ``uint64[n, 2]``: the transposition table's keys (board, aux).
+    tt_keys: np.ndarray
+    #: ``float64[n]``: the transposition table's values.
+    tt_values: np.ndarray
+    #: ``int64[3]``: nodes, tt hits, node limit (a node is a position reached by a
+    #: legal move). Once the node count passes the limit every chance node that would
+    #: expand returns 0 at once: the search is abandoned, and its caller must see
+    #: ``nodes > limit`` and throw its values away (how a node budget stops a search
+    #: that runs long).
+    counters: np.ndarray
+
+
+def search_context(moves, rewards, table, tt, counters) -> SearchContext:
+    """The :class:`SearchContext` of a search over the game's row tables ``moves``,
+    ``rewards``, the evaluator's ``table``, the transposition table ``tt``
+    (:func:`new_table`) and ``counters``."""
+    return SearchContext(moves, rewards, table, tt[0], tt[1], counters)
+
+
+class SearchConfig(NamedTuple):
+    """The settings of one search (``cfg``)."""
+
+    #: chance nodes whose cumulative probability is below it are evaluated.
+    cutoff: float
+    #: scales the merge rewards added along the path (2048 only).
+    reward_weight: float
+    #: the decision's stamp, part of every table key (module docstring).
+    stamp: int
+    #: the table has ``2**tt_bits`` slots.
+    tt_bits: int
+    #: whether the transposition table is used.
+    use_tt: bool
+    #: Threes: an unknown bonus card's value has the marginal of the game's draw (a
+    #: window of up to three consecutive values first, the card uniform in it:
+    #: :func:`_bonus_p`), not each value alike.
+    window: bool
+
+
+@nb.njit(cache=True)
 def search_config(cutoff, reward_weight, stamp, tt_bits, use_tt, window=False):
-    """The kernels' ``cfg`` (module docstring), the one place its fields are laid
-    out: a table of ``2**tt_bits`` slots (:func:`new_table`) gives the shift."""
-    return (
-        float(cutoff),
-        float(reward_weight),
-        np.uint64(stamp),
-        np.uint64(32 - tt_bits),
+    """The :class:`SearchConfig` of decision ``stamp`` with a table of ``2**tt_bits``
+    slots (:func:`new_table`); compiled, so a kernel restamps a search with it too."""
+    return SearchConfig(
+        np.float64(cutoff),
+        np.float64(reward_weight),
+        np.int64(stamp),
+        np.int64(tt_bits),
         bool(use_tt),
         bool(window),
     )
 
 
-@nb.njit(cache=True)
-def restamped(cfg, stamp):
-    """``cfg`` stamped as decision ``stamp`` (the table's older entries stale)."""
-    return (cfg[0], cfg[1], np.uint64(stamp), cfg[3], cfg[4], cfg[5])
+class LeafNet(NamedTuple):
+    """An n-tuple net as the search's learned leaf (``net``): its weights in one of
+    two layouts, its patterns and its scratch space.
+
+    With ``clamp`` a negative learned value counts as 0, since no score still to come
+    is below 0 (as threes-meadow-ai clamps its leaves).
+    """
+
+    #: ``float32[P * C * size]``: the weights, flat, in the layout ``stride`` names.
+    flat: np.ndarray
+    #: ``int64[P, R, 3]``: the patterns as runs
+    #: (:func:`playahead.kernels.ntuple.pattern_runs`).
+    runs: np.ndarray
+    #: ``uint64[8]``: scratch for the board's eight images.
+    imgs: np.ndarray
+    #: ``int64[8 * P]``: scratch for one afterstate's lookups.
+    idx: np.ndarray
+    #: codes of the net (preview codes times stages).
+    n_codes: int
+    #: entries of one pattern's table (``16**K``).
+    size: int
+    #: codes of one stage: 4 for a Threes net with the preview index, else 1.
+    n_base: int
+    #: negative learned values count as 0.
+    clamp: bool
+    #: 1 for ``weights.reshape(-1)``, ``n_base`` for
+    #: :func:`playahead.kernels.ntuple.leaf_layout`, where the preview codes of one
+    #: index share a cache line.
+    stride: int
+    #: ``int64[S - 1]``: the stage ranks (:func:`playahead.kernels.ntuple.staged`).
+    stages: np.ndarray
+
+
+def leaf_net(weights, runs, n_base, stages, clamp=False, grouped=True) -> LeafNet:
+    """The :class:`LeafNet` of ``weights`` (``float32[P, C, size]``) and its pattern
+    ``runs``: ``grouped`` copies the weights into the leaf layout, else the search
+    reads ``weights`` themselves (code-major, so it always reads them as trained)."""
+    stride = n_base if grouped else 1
+    flat = leaf_layout(weights, n_base) if grouped else weights.reshape(-1)
+    return LeafNet(
+        flat,
+        runs,
+        np.zeros(8, np.uint64),
+        np.zeros(8 * runs.shape[0], np.int64),
+        np.int64(weights.shape[1]),
+        np.int64(weights.shape[2]),
+        np.int64(n_base),
+        bool(clamp),
+        np.int64(stride),
+        np.asarray(stages, np.int64),
+    )
 
 
 @nb.njit(cache=True)
-def _slot(board, aux, shift):
-    """Hash of (board, aux) into ``2**(32 - shift)`` slots (32-bit products only, so
+def _slot(board, aux, tt_bits):
+    """Hash of (board, aux) into ``2**tt_bits`` slots (32-bit products only, so
     nothing overflows when the kernels run as plain Python)."""
     x = (board & _M32) ^ (((board >> _U32) * _K1) & _M32) ^ (aux & _M24)
     x = (x * _K2) & _M32
     x ^= x >> np.uint64(15)
     x = (x * _K1) & _M32
-    return np.int64(x >> shift)
+    return np.int64(x >> np.uint64(32 - tt_bits))
 
 
 @nb.njit(cache=True)
@@ -166,8 +251,8 @@ def _has_top_rank(board):
 @nb.njit(cache=True)
 def _lookup_probe(board, aux, ctx, cfg):
     """(slot, value or NaN) of the transposition table."""
-    tt_keys, tt_values, counters = ctx[3], ctx[4], ctx[5]
-    slot = _slot(board, aux, cfg[3])
+    tt_keys, tt_values, counters = ctx.tt_keys, ctx.tt_values, ctx.counters
+    slot = _slot(board, aux, cfg.tt_bits)
     if tt_keys[slot, 0] == board and tt_keys[slot, 1] == aux:
         counters[1] += 1
         return slot, tt_values[slot]
@@ -178,10 +263,19 @@ def _lookup_probe(board, aux, ctx, cfg):
 def _net_lookups(board, net, idx, off):
     """Look up afterstate ``board`` (board orientation) for code 0 of its stage into
     ``idx[off:off + 8 * P]``; code ``c`` is read at ``c * _shift(net)`` further."""
-    flat, runs, imgs, _, dims = net
-    stage = staged(board, 0, 1, dims[5:])
+    stage = staged(board, 0, 1, net.stages)
     leaf_lookups(
-        board, stage, runs, dims[0], dims[1], dims[2], dims[4], imgs, idx, off, flat
+        board,
+        stage,
+        net.runs,
+        net.n_codes,
+        net.size,
+        net.n_base,
+        net.stride,
+        net.imgs,
+        idx,
+        off,
+        net.flat,
     )
 
 
@@ -189,23 +283,23 @@ def _net_lookups(board, net, idx, off):
 def _shift(net):
     """What reads code ``c``: ``c * _shift(net)`` further; 0 for a net of one code
     per stage (2048, or a Threes net without the preview index: every card alike)."""
-    dims = net[4]
-    return code_shift(dims[1], dims[2], dims[4])
+    return code_shift(net.size, net.n_base, net.stride)
 
 
 @nb.njit(cache=True)
 def _learned(board, code, net):
     """The net's value of afterstate ``board`` (board orientation) with ``code``
     (the preview code; the board's stage is added here)."""
-    idx = net[3]
+    idx = net.idx
     _net_lookups(board, net, idx, 0)
-    v = read(net[0], idx, 0, idx.shape[0], code * _shift(net))
-    return _clamped(v, net[4])
+    v = read(net.flat, idx, 0, idx.shape[0], code * _shift(net))
+    return _clamped(v, net)
 
 
 @nb.njit(cache=True)
-def _clamped(v, dims):
-    if dims[3] != 0 and v < 0.0:  # clamped: no future score is below 0
+def _clamped(v, net):
+    """``v``, or 0 where ``net`` clamps and ``v`` is negative."""
+    if net.clamp and v < 0.0:  # clamped: no future score is below 0
         return 0.0
     return v
 
@@ -217,7 +311,7 @@ def _leaf_round(board, board_t, moves, table, net):
     the learned value, a 12288 afterstate its score alone; 0 if no move is legal),
     and the number of legal moves. The same values as :func:`_learned` per move and
     code (same bits), with the afterstate's lookups found once for the four codes."""
-    flat, idx, dims = net[0], net[3], net[4]
+    flat, idx = net.flat, net.idx
     shift = _shift(net)
     n = idx.shape[0]
     b0 = b1 = b2 = b3 = 0.0
@@ -233,10 +327,10 @@ def _leaf_round(board, board_t, moves, table, net):
         if not _has_top_rank(out):
             after = out_t if vertical else out
             _net_lookups(after, net, idx, 0)
-            v0 = s + _clamped(read(flat, idx, 0, n), dims)
-            v1 = s + _clamped(read(flat, idx, 0, n, shift), dims)
-            v2 = s + _clamped(read(flat, idx, 0, n, 2 * shift), dims)
-            v3 = s + _clamped(read(flat, idx, 0, n, 3 * shift), dims)
+            v0 = s + _clamped(read(flat, idx, 0, n), net)
+            v1 = s + _clamped(read(flat, idx, 0, n, shift), net)
+            v2 = s + _clamped(read(flat, idx, 0, n, 2 * shift), net)
+            v3 = s + _clamped(read(flat, idx, 0, n, 3 * shift), net)
         b0 = max(b0, v0)
         b1 = max(b1, v1)
         b2 = max(b2, v2)
@@ -246,9 +340,9 @@ def _leaf_round(board, board_t, moves, table, net):
 
 @nb.njit(cache=True)
 def _store(slot, board, aux, value, ctx):
-    ctx[3][slot, 0] = board
-    ctx[3][slot, 1] = aux
-    ctx[4][slot] = value
+    ctx.tt_keys[slot, 0] = board
+    ctx.tt_keys[slot, 1] = aux
+    ctx.tt_values[slot] = value
 
 
 # ------------------------------------------------------------------------- 2048
@@ -257,8 +351,9 @@ def _store(slot, board, aux, value, ctx):
 @nb.njit(cache=True)
 def chance_2048(board, depth_left, cprob, ctx, cfg, net):
     """Expected value of a 2048 afterstate: a 2 (0.9) or 4 (0.1) on each empty cell."""
-    moves, rewards, table, counters = ctx[0], ctx[1], ctx[2], ctx[5]
-    cutoff, reward_weight, stamp, use_tt = cfg[0], cfg[1], cfg[2], cfg[4]
+    moves, rewards, table, counters = ctx.moves, ctx.rewards, ctx.table, ctx.counters
+    cutoff, reward_weight, use_tt = cfg.cutoff, cfg.reward_weight, cfg.use_tt
+    stamp = np.uint64(cfg.stamp)
     board_t = transpose(board)
     n = count_empty(board)
     if depth_left <= 0 or cprob < cutoff or n == 0:
@@ -314,7 +409,7 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
 @nb.njit(cache=True)
 def root_2048(board, depth, ctx, cfg, net):
     """float64[4]: the value of each first move (NaN if illegal)."""
-    moves, rewards, counters = ctx[0], ctx[1], ctx[5]
+    moves, rewards, counters = ctx.moves, ctx.rewards, ctx.counters
     values = np.full(4, np.nan)
     board_t = transpose(board)
     for a in range(4):
@@ -323,7 +418,7 @@ def root_2048(board, depth, ctx, cfg, net):
             continue
         counters[0] += 1
         after = transpose(out) if vertical else out
-        values[a] = cfg[1] * _reward(src, side, rewards) + chance_2048(
+        values[a] = cfg.reward_weight * _reward(src, side, rewards) + chance_2048(
             after, depth, 1.0, ctx, cfg, net
         )
     return values
@@ -368,7 +463,7 @@ def _card_leaves(
     """:func:`card_node`'s value where every (card, move) is a leaf, in its order of
     additions (same bits): the drawn card picks the preview code of the afterstates
     (0, 1, 2 for a 1, 2, 3; 3 for any bonus card)."""
-    b0, b1, b2, b3, legal = _leaf_round(board, board_t, ctx[0], ctx[2], net)
+    b0, b1, b2, b3, legal = _leaf_round(board, board_t, ctx.moves, ctx.table, net)
     res = 0.0
     seen = 0
     if ones > 0:
@@ -382,7 +477,7 @@ def _card_leaves(
         seen += 1
     for j in range(n_bonus):
         res += _bonus_p(j, n_bonus, window) * b3
-    ctx[5][0] += legal * (seen + (n_bonus > 0))
+    ctx.counters[0] += legal * (seen + (n_bonus > 0))
     return res
 
 
@@ -397,8 +492,9 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
     chosen moved line. (One self-recursive function: numba's cache does not keep
     mutually recursive ones.)
     """
-    moves, table, counters = ctx[0], ctx[2], ctx[5]
-    cutoff, stamp, use_tt = cfg[0], cfg[2], cfg[4]
+    moves, table, counters = ctx.moves, ctx.table, ctx.counters
+    cutoff, use_tt = cfg.cutoff, cfg.use_tt
+    stamp = np.uint64(cfg.stamp)
     board_t = transpose(board)
     cut = depth_left <= 0 or cprob < cutoff
     if net is None:
@@ -435,7 +531,7 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
                 p_basic,
                 ctx,
                 net,
-                cfg[5],
+                cfg.window,
             )
             if use_tt:
                 _store(slot, board, aux, res, ctx)
@@ -450,14 +546,14 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
     if net is not None:
         # an afterstate is the same whichever card was drawn: each move's leaf is
         # looked up once, into row ``a`` of ``found``, and read under each card's code
-        width = net[3].shape[0]
+        width = net.idx.shape[0]
         found = np.empty(4 * width, np.int64)
         found_score = np.full(4, np.nan)
     for option in range(3 + n_bonus):
         card = option + 1  # ranks 1, 2, 3, then the bonus ranks 4 .. top - 3
         p = 0.0
         if option >= 3:
-            p = _bonus_p(option - 3, n_bonus, cfg[5])
+            p = _bonus_p(option - 3, n_bonus, cfg.window)
             if not np.isnan(bonus_best) and p <= bonus_p:
                 res += p * bonus_best
                 continue
@@ -498,13 +594,13 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
                             after = out_t if vertical else out
                             _net_lookups(after, net, found, a * width)
                         learned = read(
-                            net[0],
+                            net.flat,
                             found,
                             a * width,
                             width,
                             min(option, 3) * _shift(net),
                         )
-                        v = found_score[a] + _clamped(learned, net[4])
+                        v = found_score[a] + _clamped(learned, net)
                         expand = False
                 if expand:
                     all_leaves = False
@@ -545,7 +641,7 @@ def root_threes(board, cards, depth, ctx, cfg, net):
     (bits 0-8) and the preview window ``lo..hi`` (bits 9-12 and 13-16); the card that
     enters is uniform in the window.
     """
-    moves, table, counters = ctx[0], ctx[2], ctx[5]
+    moves, table, counters = ctx.moves, ctx.table, ctx.counters
     values = np.full(4, np.nan)
     if _has_top_rank(board):
         return values

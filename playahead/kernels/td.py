@@ -26,7 +26,7 @@ when ``rng.random() < start_share``, ``j = min(int(rng.random() * M), M - 1)``; 
 no saved positions nothing is drawn.
 
 Search-driven games (``search``, Threes only): a game is played by expectimax over the
-net itself (:func:`playahead.planners._expectimax_kernels.root_threes` at a fixed depth
+net itself (:func:`playahead.kernels.expectimax.root_threes` at a fixed depth
 and probability cut-off, leaves clamped at 0, as the shipped search plays) instead of
 greedily when ``search_share > 0`` and ``rng.random() < search_share``, drawn after
 the start position's draws (with no search nothing is drawn, so the greedy trainer's
@@ -49,7 +49,7 @@ games' own compiled rules (:mod:`playahead.games.twenty48`,
 
 Speed: :func:`play` writes the flat weight indices of every chosen afterstate into a
 trail while it picks moves, so :func:`learn` only reads, adds and re-reads them; all
-lookups go through :func:`~playahead.ntuple._kernels.lookups` (eight board images made
+lookups go through :func:`~playahead.kernels.ntuple.lookups` (eight board images made
 with bit operations, each pattern cut out as runs of nibbles, loads prefetched).
 The values and updates are bit for bit those of ``value`` and ``update``. The kernels
 release the GIL (``nogil``), so several threads can train one net (``workers``).
@@ -57,68 +57,152 @@ release the GIL (``nogil``), so several threads can train one net (``workers``).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
 from playahead.games import threes, twenty48
-from playahead.ntuple._kernels import N_CODES, lookups, preview_code, read, staged
-from playahead.ntuple._prefetch import prefetch
-from playahead.planners._expectimax_kernels import restamped, root_threes
+from playahead.kernels.expectimax import (
+    LeafNet,
+    SearchConfig,
+    SearchContext,
+    leaf_net,
+    new_table,
+    root_threes,
+    search_config,
+    search_context,
+)
+from playahead.kernels.ntuple import N_CODES, lookups, preview_code, read, staged
+from playahead.kernels.prefetch import prefetch
+from playahead.kernels.rows import score_table
 
 MAX_MOVES = 1 << 17  # longer than any 2048 (or Threes) game the 4-bit board can hold
 RESTART_MIN = 10  # episodes at least this long are replayed from their middle
 NO_STARTS = (np.zeros(0, np.uint64), np.zeros(0, np.int64))
 
 
-def trail_buffers(runs, moves: int = MAX_MOVES):
-    """``(trail, gains)`` for :func:`play`: int64[moves, 8 * P] and int64[moves]."""
-    return (
-        np.empty((moves, 8 * runs.shape[0]), np.int64),
-        np.empty(moves, np.int64),
+class TDGame(NamedTuple):
+    """What every game of a training run shares: the game and its rules, the net it
+    plays and learns, and where a game stops."""
+
+    #: 0 is 2048, 1 Threes.
+    game: int
+    #: ``float32[P, C, size]``: the net's weights, trained in place.
+    weights: np.ndarray
+    #: ``int64[P, R, 3]``: the patterns as runs
+    #: (:func:`playahead.kernels.ntuple.pattern_runs`).
+    runs: np.ndarray
+    #: ``int64[S - 1]``: the stage ranks of a multi-stage net (size 0: one stage).
+    stages: np.ndarray
+    #: the game's row tables (``moves``, ``rewards``).
+    moves: np.ndarray
+    rewards: np.ndarray
+    #: Threes' bonus-preview model (0 for 2048).
+    bonus_preview: int
+    #: the stage-stop (module docstring): a game stops at its first afterstate whose
+    #: largest rank reaches it; 0 plays every game to its end.
+    stop_rank: int
+
+
+def td_game(
+    game, weights, runs, stages, moves, rewards, bonus_preview=0, stop_rank=0
+) -> TDGame:
+    """The :class:`TDGame` of a training run (the fields' types fixed, so every run
+    shares one compiled kernel)."""
+    return TDGame(
+        np.int64(game),
+        weights,
+        runs,
+        np.asarray(stages, np.int64),
+        moves,
+        rewards,
+        np.int64(bonus_preview),
+        np.int64(stop_rank),
     )
 
 
+class Trail(NamedTuple):
+    """What :func:`play` records of one game, move by move."""
+
+    #: ``int64[moves, 8 * P]``: the flat weight indices of each chosen afterstate.
+    afters: np.ndarray
+    #: ``int64[moves]``: the reward that came after each afterstate.
+    gains: np.ndarray
+    #: ``uint64[m]``, ``int64[m]``: the position (board, cards word) before each
+    #: move; ``m`` is 0 where no position is recorded.
+    states: np.ndarray
+    cards: np.ndarray
+
+
 @nb.njit(cache=True, nogil=True)
-def play(
-    game,
-    weights,
-    runs,
-    rng,
-    moves,
-    rewards,
-    bonus_preview,
-    trail,
-    gains,
-    stages,
-    start,
-    start_cards,
-    states,
-    cards_at,
-    search=None,
-    searching=True,
-    stop_rank=0,
-):
-    """One greedy game on ``reward + V(afterstate)`` (``game`` 0 is 2048, 1 Threes;
-    first action wins ties) from a new start (``start`` 0) or from board ``start``
+def trail_buffers(runs, moves=MAX_MOVES, positions=False):
+    """A :class:`Trail` for games of up to ``moves`` moves of a net of pattern
+    ``runs``; ``positions``: also room for the position before each move."""
+    m = moves if positions else 0
+    return Trail(
+        np.empty((moves, 8 * runs.shape[0]), np.int64),
+        np.empty(moves, np.int64),
+        np.empty(m, np.uint64),
+        np.empty(m, np.int64),
+    )
+
+
+class FixedSearch(NamedTuple):
+    """The search that plays a search-driven training game (module docstring)."""
+
+    #: moves searched after the first.
+    depth: int
+    ctx: SearchContext
+    cfg: SearchConfig
+    net: LeafNet
+    #: ``int64[1]``: the last decision's stamp.
+    stamp: np.ndarray
+
+
+def fixed_search(g: TDGame, depth: int, tt_bits: int = 20) -> FixedSearch:
+    """The :class:`FixedSearch` of the :func:`play` and :func:`train_games` of
+    ``g`` (one per thread: its tables are its scratch space): the compiled Threes
+    search over ``g.weights`` (shared, so it always reads the net as trained so far)
+    to ``depth`` at a 0.01 probability cut-off, bonus values alike, leaves clamped at
+    0, with a transposition table of ``2**tt_bits`` entries."""
+    table, reward_weight = score_table("Threes")
+    counters = np.array([0, 0, 1 << 62], np.int64)
+    ctx = search_context(g.moves, g.rewards, table, new_table(tt_bits), counters)
+    cfg = search_config(0.01, reward_weight, 0, tt_bits, True, False)
+    n_base = g.weights.shape[1] // (g.stages.size + 1)
+    net = leaf_net(g.weights, g.runs, n_base, g.stages, clamp=True, grouped=False)
+    return FixedSearch(np.int64(depth), ctx, cfg, net, np.zeros(1, np.int64))
+
+
+@nb.njit(cache=True, nogil=True)
+def play(g, rng, trail, start=0, start_cards=0, search=None, searching=True):
+    """One greedy game of ``g`` (a :class:`TDGame`) on ``reward + V(afterstate)``
+    (first action wins ties) from a new start (``start`` 0) or from board ``start``
     with cards word ``start_cards`` (0 for 2048).
 
-    Records in ``trail[t]`` the flat weight indices of the ``t``-th afterstate (its
-    preview code and, with ``stages``, its stage included: see
-    :func:`~playahead.ntuple._kernels.staged`) and in ``gains[t]`` the reward that
-    came after it (the next move's plus, for Threes, the entering card's points); if
-    ``states`` (uint64) and ``cards_at`` (int64) are not empty, the position before
-    move ``t`` in them. With ``search`` (Threes; :func:`search_context`) and
-    ``searching``, each move is the search's instead of the greedy one. With
-    ``stop_rank`` (not 0) the game stops at the first afterstate whose largest rank
-    reaches it, recorded as ``trail[n_moves - 1]`` before any card enters (the
-    stage-stop of the module docstring). Returns ``(points, top_rank, n_moves)``;
-    ``points`` are those gained in this game (from a saved position: since that
-    position); ``top_rank`` is that afterstate's largest rank after a stage-stop.
+    Records in ``trail.afters[t]`` the flat weight indices of the ``t``-th afterstate
+    (its preview code and, with ``g.stages``, its stage included: see
+    :func:`~playahead.kernels.ntuple.staged`) and in ``trail.gains[t]`` the reward
+    that came after it (the next move's plus, for Threes, the entering card's
+    points); where the trail has room for them (:func:`trail_buffers`), the position
+    before move ``t`` in ``trail.states[t]`` and ``trail.cards[t]``. With ``search``
+    (Threes; :func:`fixed_search`) and ``searching``, each move is the search's
+    instead of the greedy one. With ``g.stop_rank`` (not 0) the game stops at the
+    first afterstate whose largest rank reaches it, recorded as
+    ``trail.afters[n_moves - 1]`` before any card enters (the stage-stop of the
+    module docstring). Returns ``(points, top_rank, n_moves)``; ``points`` are those
+    gained in this game (from a saved position: since that position); ``top_rank``
+    is that afterstate's largest rank after a stage-stop.
     """
+    weights, runs, stages = g.weights, g.runs, g.stages
+    moves, rewards, stop_rank = g.moves, g.rewards, g.stop_rank
+    afters, gains = trail.afters, trail.gains
+    states, cards_at = trail.states, trail.cards
     flat = weights.reshape(-1)
     n_codes, size = weights.shape[1], weights.shape[2]
     n_base = n_codes // (stages.size + 1)  # 4 preview codes, or 1 (2048, or none)
-    width = trail.shape[1]
+    width = afters.shape[1]
     record = states.size > 0
     imgs = np.empty(8, np.uint64)
     idx = np.empty(4 * width, np.int64)
@@ -127,20 +211,20 @@ def play(
     rews = np.empty(4, np.int64)
     if start != 0:
         board, cards = np.uint64(start), np.int64(start_cards)
-    elif game == 0:
+    elif g.game == 0:
         board = twenty48.new_game(rng)
         cards = np.int64(0)
     else:
-        board, cards = threes.new_game(rng, bonus_preview)
+        board, cards = threes.new_game(rng, g.bonus_preview)
     score = np.int64(0)
     n = 0
-    while n < trail.shape[0]:
-        if game == 1 and twenty48.max_rank(board) == threes.RANK_12288:
+    while n < afters.shape[0]:
+        if g.game == 1 and twenty48.max_rank(board) == threes.RANK_12288:
             break
         code = preview_code(cards) if n_base == N_CODES else np.int64(0)
         k = 0
         for a in range(4):
-            if game == 0:
+            if g.game == 0:
                 after, r = twenty48.move(board, a, moves, rewards)
                 if r < 0:
                     continue
@@ -161,7 +245,7 @@ def play(
         else:
             for j in range(k):
                 v = np.float64(rews[j])
-                if game == 0 or twenty48.max_rank(afts[j]) != threes.RANK_12288:
+                if g.game == 0 or twenty48.max_rank(afts[j]) != threes.RANK_12288:
                     v += read(flat, idx, j * width, width)
                 if v > best:
                     best, c = v, j
@@ -169,18 +253,18 @@ def play(
         if n > 0:
             gains[n - 1] += r
         for q in range(width):
-            trail[n, q] = idx[c * width + q]
+            afters[n, q] = idx[c * width + q]
         if record:
             states[n], cards_at[n] = board, cards
         gains[n] = 0
         if stop_rank > 0 and twenty48.max_rank(afts[c]) >= stop_rank:
             return score + r, twenty48.max_rank(afts[c]), n + 1
-        if game == 0:
+        if g.game == 0:
             board = twenty48.spawn(afts[c], rng)
             score += r
         else:
             board, cards, full = threes.turn(
-                board, cards, acts[c], rng, moves, rewards, bonus_preview
+                board, cards, acts[c], rng, moves, rewards, g.bonus_preview
             )
             gains[n] = full - r  # the entering card's points
             score += full
@@ -192,9 +276,17 @@ def play(
 def _searched(board, cards, acts, k, search):
     """Index in ``acts[:k]`` of the move the search values highest (the first of
     equals), the search stamped as a new decision."""
-    depth, ctx, cfg, net, stamp = search
-    stamp[0] += 1
-    values = root_threes(board, cards, depth, ctx, restamped(cfg, stamp[0]), net)
+    search.stamp[0] += 1
+    was = search.cfg
+    cfg = search_config(
+        was.cutoff,
+        was.reward_weight,
+        search.stamp[0],
+        was.tt_bits,
+        was.use_tt,
+        was.window,
+    )
+    values = root_threes(board, cards, search.depth, search.ctx, cfg, search.net)
     best = -np.inf
     c = 0
     for j in range(k):
@@ -204,60 +296,34 @@ def _searched(board, cards, acts, k, search):
     return c
 
 
-def search_context(weights, runs, n_base, stages, moves, rewards, depth, tt_bits=20):
-    """The ``search`` of :func:`play` and :func:`train_games` (one per thread): the
-    compiled Threes search over ``weights`` (shared, so it always reads the net as
-    trained so far) to ``depth`` at a 0.01 probability cut-off, leaves clamped at 0,
-    with a transposition table of ``2**tt_bits`` entries."""
-    from playahead.planners import _expectimax_kernels as ek
-    from playahead.planners.evaluators import get_evaluator
-
-    score = get_evaluator("score", "Threes")
-    keys, values = ek.new_table(tt_bits)
-    counters = np.array([0, 0, 1 << 62], np.int64)
-    ctx = (moves, rewards, score.table, keys, values, counters)
-    # bonus values alike, as the default search
-    cfg = ek.search_config(0.01, score.reward_weight, 0, tt_bits, True)
-    # the live weights, code-major (stride 1): the search reads them as trained
-    dims = np.array([*weights.shape[1:], n_base, 1, 1, *stages], np.int64)
-    net = (
-        weights.reshape(-1),
-        runs,
-        np.zeros(8, np.uint64),
-        np.zeros(8 * runs.shape[0], np.int64),
-        dims,
-    )
-    return (np.int64(depth), ctx, cfg, net, np.zeros(1, np.int64))
-
-
 @nb.njit(cache=True, nogil=True)
-def learn(trail, gains, n, alpha, lam, flat, tc_e, tc_a, bootstrap=False):
+def learn(afters, gains, n, alpha, lam, flat, tc_e, tc_a, bootstrap=False):
     """Backward TD(lambda) pass over one game's ``n`` afterstates (module docstring);
     ``flat`` is ``weights.reshape(-1)``. Temporal coherence when ``tc_e`` (and
     ``tc_a``, float32 like ``flat``) are not empty. With ``bootstrap`` the last
     afterstate is not learned: its value is the target the others learn toward (a
     game stopped at the next stage)."""
-    width = trail.shape[1]
+    width = afters.shape[1]
     per = alpha / width
     tc = tc_e.size > 0
     exact = 0.0
     last = n - 1
     if bootstrap and n > 0:
-        exact = read(flat, trail[last], 0, width)
+        exact = read(flat, afters[last], 0, width)
         last = n - 2
         if last >= 0:
             exact = gains[last] + exact
     for t in range(last, -1, -1):
         if t > 0:
             for q in range(width):
-                prefetch(flat, trail[t - 1, q])
+                prefetch(flat, afters[t - 1, q])
                 if tc:
-                    prefetch(tc_e, trail[t - 1, q])
-                    prefetch(tc_a, trail[t - 1, q])
-        error = exact - read(flat, trail[t], 0, width)
+                    prefetch(tc_e, afters[t - 1, q])
+                    prefetch(tc_a, afters[t - 1, q])
+        error = exact - read(flat, afters[t], 0, width)
         if tc:
             for q in range(width):
-                i = trail[t, q]
+                i = afters[t, q]
                 rate = 1.0
                 if tc_a[i] > 0:
                     rate = abs(np.float64(tc_e[i])) / np.float64(tc_a[i])
@@ -267,10 +333,10 @@ def learn(trail, gains, n, alpha, lam, flat, tc_e, tc_a, bootstrap=False):
         else:
             delta = per * error
             for q in range(width):
-                i = trail[t, q]
+                i = afters[t, q]
                 flat[i] = np.float32(np.float64(flat[i]) + delta)
         if t > 0:
-            v = read(flat, trail[t], 0, width)
+            v = read(flat, afters[t], 0, width)
             if lam == 0.0:
                 exact = gains[t - 1] + v
             else:
@@ -279,48 +345,37 @@ def learn(trail, gains, n, alpha, lam, flat, tc_e, tc_a, bootstrap=False):
 
 @nb.njit(cache=True, nogil=True)
 def train_games(
-    game,
+    g,
     n_games,
     alpha,
     lam,
     restart,
-    weights,
-    runs,
     rng,
-    moves,
-    rewards,
-    bonus_preview,
     out,
     tc_e,
     tc_a,
-    stages,
     start_boards,
     start_cards,
     start_share,
     search_share=0.0,
     search=None,
-    stop_rank=0,
 ):
-    """Play and learn ``n_games`` games; ``out: int64[n_games, 3]`` gets each game's
-    (points, top rank, moves) of its first episode. ``lam``: lambda in [0, 1];
-    ``restart``: the restart strategy; ``tc_e``/``tc_a``: temporal-coherence
-    accumulators shaped like ``weights`` (size 0 for plain TD); ``stages``: the
-    stage ranks of a multi-stage net (size 0 for one stage); ``start_boards``
-    (uint64[M]), ``start_cards`` (int64[M]), ``start_share``: saved start positions
-    and the share of games that start from one; ``search`` (:func:`search_context`)
-    and ``search_share``: the share of games the search plays (module docstring);
-    ``stop_rank``: the stage-stop (0: none). Returns the number of TD updates (the
+    """Play and learn ``n_games`` games of ``g`` (a :class:`TDGame`); ``out:
+    int64[n_games, 3]`` gets each game's (points, top rank, moves) of its first
+    episode. ``lam``: lambda in [0, 1]; ``restart``: the restart strategy;
+    ``tc_e``/``tc_a``: temporal-coherence accumulators shaped like ``g.weights``
+    (size 0 for plain TD); ``start_boards`` (uint64[M]), ``start_cards`` (int64[M]),
+    ``start_share``: saved start positions and the share of games that start from
+    one; ``search`` (:func:`fixed_search`) and ``search_share``: the share of games
+    the search plays (module docstring). Returns the number of TD updates (the
     afterstates learned, of every episode)."""
-    trail = np.empty((MAX_MOVES, 8 * runs.shape[0]), np.int64)
-    gains = np.empty(MAX_MOVES, np.int64)
-    states = np.empty(MAX_MOVES if restart else 0, np.uint64)
-    cards_at = np.empty(MAX_MOVES if restart else 0, np.int64)
-    flat = weights.reshape(-1)
+    trail = trail_buffers(g.runs, MAX_MOVES, restart)
+    stop_rank = g.stop_rank
+    flat = g.weights.reshape(-1)
     e, a = tc_e.reshape(-1), tc_a.reshape(-1)
     updates = np.int64(0)
-    bonus = bonus_preview
     n_starts = start_boards.size
-    for g in range(n_games):
+    for i in range(n_games):
         board, cards = np.uint64(0), np.int64(0)
         if n_starts > 0 and rng.random() < start_share:
             j = min(int(rng.random() * n_starts), n_starts - 1)
@@ -330,32 +385,14 @@ def train_games(
             searching = rng.random() < search_share
         first = True
         while True:  # the game, then its restarts
-            s, top, n = play(
-                game,
-                weights,
-                runs,
-                rng,
-                moves,
-                rewards,
-                bonus,
-                trail,
-                gains,
-                stages,
-                board,
-                cards,
-                states,
-                cards_at,
-                search,
-                searching,
-                stop_rank,
-            )
+            s, top, n = play(g, rng, trail, board, cards, search, searching)
             stopped = stop_rank > 0 and top >= stop_rank
-            learn(trail, gains, n, alpha, lam, flat, e, a, stopped)
+            learn(trail.afters, trail.gains, n, alpha, lam, flat, e, a, stopped)
             updates += n - 1 if stopped else n
             if first:
-                out[g, 0], out[g, 1], out[g, 2] = s, top, n
+                out[i, 0], out[i, 1], out[i, 2] = s, top, n
                 first = False
             if not (restart and n >= RESTART_MIN):
                 break
-            board, cards = states[n // 2], cards_at[n // 2]
+            board, cards = trail.states[n // 2], trail.cards[n // 2]
     return updates
