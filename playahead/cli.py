@@ -36,6 +36,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "playahead.evaluate.cli",
         "play agents head to head on the same seeded games: tables, Elo, plots",
     ),
+    "review": (
+        "playahead.tools.review",
+        "review a game file move by move: best move, loss, marks, accuracy",
+    ),
     "watch": ("playahead.tools.watch", "watch an agent play a game in the terminal"),
     "play": (
         "playahead.tools.play",
