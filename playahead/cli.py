@@ -40,6 +40,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "playahead.tools.review",
         "review a game file move by move: best move, loss, marks, accuracy",
     ),
+    "export": (
+        "playahead.tools.export",
+        "a game of an evaluation store or strength record as a game file",
+    ),
     "watch": ("playahead.tools.watch", "watch an agent play a game in the terminal"),
     "play": (
         "playahead.tools.play",

@@ -46,6 +46,8 @@ TILE_MARKS = (("blunder", 0.10), ("mistake", 0.03), ("inaccuracy", 0.01))
 #: Where a two-player game's move gets a mark: its loss of the game's value.
 DUEL_MARKS = (("blunder", 1.0), ("mistake", 0.3), ("inaccuracy", 0.1))
 PLURALS = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}
+#: Value kinds that are not values of the moves (a review cannot weigh them).
+NOT_VALUES = ("probability", "policy")
 #: A loss below this (in the values' units) counts as none: two moves of equal value.
 TOLERANCE = 1e-9
 #: The tool named in an error about a spec over its cap.
@@ -163,7 +165,8 @@ class Review:
 
         n = len(self.moves)
         lines = [
-            f"review of a {self.game_file.game} game of {n} moves by {self.agent}; "
+            f"review of a {self.game_file.game} game of {n} move{'s' * (n != 1)} by "
+            f"{self.agent}; "
             f"values: {self.unit}",
             line(head),
             *(line(r) for r in rows),
@@ -269,6 +272,11 @@ def review(
             player = int(getattr(base, "current_player", 0))
             analysis = planner.analyze(env)
             kind = analysis.value_kind
+            if kind in NOT_VALUES:
+                raise ValueError(
+                    f"agent {spec!r} gives {value_unit(kind)}s, not values of the "
+                    "moves: review needs a planner (expectimax, mcts, mc, minimax)"
+                )
             moves.append(
                 _move_review(game_file.game, env, i + 1, player, move, analysis)
             )
