@@ -183,3 +183,22 @@ def test_threes_start_with_a_bad_deck_is_one_line():
     game_file.start = game_file.start | {"deck": [5, 0, 0]}
     with pytest.raises(ValueError, match="start deck must be three counts"):
         gamefile.replay(game_file)
+
+
+def test_play_writes_the_game_file_after_every_move(tmp_path):
+    from playahead.tools.play.session import Session
+
+    path = tmp_path / "mine.json"
+    session = Session("tictactoe", agent="minimax", seed=1, save=path, color=False)
+    session.press("4")
+    loaded = gamefile.load(path)
+    assert loaded.players == ["human", "random"] and len(loaded.moves) == 2
+    assert gamefile.replay(loaded)[-1] == session.env.unwrapped.clone_state()
+    session.press("n")
+    assert session.game_path() == tmp_path / "mine-2.json"
+    session = Session("threes", agent="random", seed=2, save=path, color=False)
+    for key in ("left", "up", "right", "down") * 3:
+        session.press(key)
+    assert (
+        gamefile.replay(gamefile.load(path))[-1] == session.env.unwrapped.clone_state()
+    )

@@ -60,6 +60,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=0.25,
         help="seconds between autoplay moves (default 0.25)",
     )
+    parser.add_argument(
+        "--save",
+        metavar="FILE",
+        help="write the game file here after every move (for playahead review); a "
+        "new game of the session goes to FILE-2.json, FILE-3.json, ...",
+    )
     parser.epilog = KEYS
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.set_defaults(func=run)
@@ -89,9 +95,12 @@ def run(args: argparse.Namespace) -> int:
         side=args.side,
         seed=args.seed,
         rules=parse_rules(args.rule),
+        save=args.save,
     )
     run_tty(session, sys.stdin.fileno(), sys.stdout, args.delay)
     print(strip_ansi(status(session)) or "bye")
+    if args.save:
+        print(f"game file: {session.game_path()} (playahead review)")
     return 0
 
 
