@@ -44,6 +44,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "playahead.tools.export",
         "a game of an evaluation store or strength record as a game file",
     ),
+    "assist": (
+        "playahead.tools.assist",
+        "follow a Threes or 2048 game played on another device: values after every "
+        "move, a game file",
+    ),
     "watch": ("playahead.tools.watch", "watch an agent play a game in the terminal"),
     "play": (
         "playahead.tools.play",

@@ -441,7 +441,7 @@ def save(game_file: GameFile, path: str | Path) -> Path:
     return path
 
 
-def parse(text: str, where: str = "the game file") -> GameFile:
+def parse(text: str, where: str = "the game file", empty_ok: bool = False) -> GameFile:
     """A :class:`GameFile` from JSON text, checked as :func:`load` checks a file.
 
     Raises:
@@ -487,14 +487,15 @@ def parse(text: str, where: str = "the game file") -> GameFile:
         seed,
         [str(p) for p in data["players"]],
     )
-    if not game_file.moves:
+    if not game_file.moves and not empty_ok:
         raise ValueError(f"{where} holds a game with no moves")
     replay(game_file)
     return game_file
 
 
-def load(path: str | Path) -> GameFile:
-    """Read and check a game file: it must replay (see the module docstring).
+def load(path: str | Path, empty_ok: bool = False) -> GameFile:
+    """Read and check a game file: it must replay (see the module docstring); a
+    game with no moves is refused unless ``empty_ok`` (``assist`` resumes one).
 
     Raises:
         ValueError: one line naming what is wrong (the first move that fails).
@@ -507,7 +508,7 @@ def load(path: str | Path) -> GameFile:
         text = path.read_text()
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not text: not a game file") from None
-    return parse(text, str(path))
+    return parse(text, str(path), empty_ok)
 
 
 def replay(game_file: GameFile) -> list:
