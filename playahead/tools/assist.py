@@ -65,13 +65,22 @@ class Assistant:
         agent: the planner spec whose values are shown (default: ``hint``'s).
         path: write the game file here after every move (None: do not).
         seed: the planner's seed.
+        planner: a planner built by the caller (``False``: none; entries then name
+            the swipe, or the caller sets :attr:`suggested`).
 
     Raises:
         ValueError: the game is not Threes or 2048, does not replay, or the agent
             cannot analyze.
     """
 
-    def __init__(self, game_file: gamefile.GameFile, agent=None, path=None, seed=0):
+    def __init__(
+        self,
+        game_file: gamefile.GameFile,
+        agent=None,
+        path=None,
+        seed=0,
+        planner=None,
+    ):
         from playahead.tools.review import review_agent
 
         if game_file.game not in ("threes", "2048"):
@@ -81,8 +90,13 @@ class Assistant:
         self.env = gamefile.new_env(game_file)
         self.env.unwrapped.restore_state(self.states[-1])
         self.path = None if path is None else Path(path)
-        self.spec, self.planner = review_agent(game_file.game, agent, seed)
+        if planner is None:
+            self.spec, self.planner = review_agent(game_file.game, agent, seed)
+        else:
+            self.spec, self.planner = agent, planner or None
         self.analysis = None
+        #: The move an entry without a swipe means (the planner's choice).
+        self.suggested: int | None = None
         self._analyze()
         self._save()
 
@@ -93,11 +107,14 @@ class Assistant:
 
     @property
     def suggestion(self) -> int | None:
-        """The planner's move here (None once the game is over)."""
-        return None if self.analysis is None else int(self.analysis.action)
+        """The move an entry without a swipe means (None once the game is over)."""
+        return self.suggested
 
     def _analyze(self) -> None:
-        self.analysis = None if self.over else self.planner.analyze(self.env)
+        self.analysis = self.suggested = None
+        if self.planner is not None and not self.over:
+            self.analysis = self.planner.analyze(self.env)
+            self.suggested = int(self.analysis.action)
 
     def _save(self) -> None:
         if self.path is not None:
@@ -113,9 +130,9 @@ class Assistant:
             lines.append(
                 f"deck after the preview: 1s/2s/3s {ones}/{twos}/{threes_left}"
             )
-        if self.analysis is None:
+        if self.over:
             lines.append(f"game over after {len(self.game_file.moves)} moves")
-        else:
+        elif self.analysis is not None:
             lines.append(format_values(self.env, self.analysis, "values"))
             name = TILE_ACTIONS[self.suggestion]
             lines.append(
@@ -177,6 +194,8 @@ class Assistant:
                 return action, text[len(word) :]
         if text[:1] and text[0] in SWIPE_KEYS:
             return SWIPE_KEYS.index(text[0]), text[1:]
+        if self.suggestion is None:
+            raise ValueError("say which way you swiped first: h, j, k or l")
         return self.suggestion, text
 
     def _twenty48(self, action: int, rest: str) -> dict:

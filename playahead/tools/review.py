@@ -277,14 +277,16 @@ def review(
                     f"agent {spec!r} gives {value_unit(kind)}s, not values of the "
                     "moves: review needs a planner (expectimax, mcts, mc, minimax)"
                 )
-            moves.append(
-                _move_review(game_file.game, env, i + 1, player, move, analysis)
-            )
+            moves.append(move_review(game_file.game, i + 1, player, move, analysis))
             bar.update()
     return Review(game_file, spec, kind, moves, states)
 
 
-def _move_review(game, env, number, player, move, analysis) -> MoveReview:
+def move_review(
+    game: str, number: int, player: int, move: dict, analysis
+) -> MoveReview:
+    """The review of ``move`` (a game file's move dict, number ``number``, played by
+    ``player``) from an analysis of the position before it."""
     values = {gamefile.move_name(game, a): v for a, v in analysis.ranked()}
     action = move["action"]
     played_value = float(analysis.values[action])
