@@ -418,7 +418,8 @@ def api_replay(req: models.ReplayRequest, max_seconds: float = MAX_SECONDS) -> d
             action = game_file.moves[i]["action"]
             label = action_label(env.unwrapped, action)
             moves.append({"action": action, "label": label, "player": player})
-    return plain({"file": game_file.to_json(), "positions": positions, "moves": moves})
+    body = {"game": game_file.game, "file": game_file.to_json()}
+    return plain(body | {"positions": positions, "moves": moves})
 
 
 def api_review(req: models.ReviewRequest, max_seconds: float = MAX_SECONDS) -> dict:
@@ -465,9 +466,11 @@ def api_assist(req: models.AssistRequest, max_seconds: float = MAX_SECONDS) -> d
         env = _env(game, {})
         env.reset(seed=0)
         env.restore_state(typed.clone_state())
-        move = None
     else:
         env = _restore(game, req.state)
+    spec, planner = _planner(game, env, req.agent, req.settings, max_seconds)
+    move = None
+    if req.state is not None:
         before = env.unwrapped.clone_state()
         start = gamefile.GameFile(game.name, {}, gamefile.start_of(env), [], None, [])
         helper = assist.Assistant(start, planner=False)
@@ -481,7 +484,6 @@ def api_assist(req: models.AssistRequest, max_seconds: float = MAX_SECONDS) -> d
         env.unwrapped.restore_state(dataclasses.replace(after, moves=before.moves + 1))
     body = view(game, env) | {"move": move, "start": gamefile.start_of(env)}
     if env.action_masks().any():
-        spec, planner = _planner(game, env, req.agent, req.settings, max_seconds)
         body["hint"] = hint_body(env, spec, _analyze(game, env, spec, planner))
     return body
 
