@@ -391,7 +391,8 @@ def keys_per_move(game_file: gamefile.GameFile, agent=None, seed=0) -> tuple[int
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``playahead assist``."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = __doc__.split("\n\n", 2)[2]
+    text = __doc__.split("\n\n", 2)[2]  # plain text, without reST markup
+    parser.epilog = re.sub(r":\w+:`~?([^`]*)`", r"\1", text).replace("``", "")
     parser.add_argument("game", help="threes or 2048")
     parser.add_argument("--board", help="the board: rows split by '/' (else read)")
     parser.add_argument("--next", dest="next_card", help="Threes: the previewed card")
