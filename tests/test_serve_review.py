@@ -114,3 +114,13 @@ def test_only_the_game_file_route_takes_a_large_body():
 
     assert api.FILE_ROUTES == {"/api/replay": 2 * 2**20}
     assert app.MAX_BODY == 64 * 1024
+
+
+def test_review_and_assist_run_in_search_workers_and_replay_does_not():
+    state = _ok("/api/new", {"game": "tictactoe"})["state"]
+    replay = api.parse("/api/replay", {"file": {}})
+    review = api.parse("/api/review", {"game": "tictactoe", "state": state, "move": 4})
+    assist = api.parse("/api/assist", {"game": "2048", "position": {"board": "2"}})
+    assert not api.needs_search("/api/replay", replay)
+    assert api.needs_search("/api/review", review)
+    assert api.needs_search("/api/assist", assist)

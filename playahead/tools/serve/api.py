@@ -532,7 +532,7 @@ def needs_search(path: str, req) -> bool:
     those go to a search worker, the rest is answered at once."""
     if path in ("/api/hint", "/api/review", "/api/assist"):
         return True
-    spec = req.opponent
+    spec = getattr(req, "opponent", None)  # a game file's replay runs no search
     return spec is not None and planner_name(spec) != "random"
 
 
