@@ -181,6 +181,8 @@ def test_review_view_and_assist_mode(page):
     second = page.locator("#review-moves tbody tr").nth(1)
     assert second.get_attribute("class") == "blunder"
     assert "accuracy 50.0%" in page.inner_text("#review-summary")
+    assert "1 blunder" in page.inner_text("#review-summary")
+    assert page.is_visible("#review-graph")
     assert page.locator("#review-graph polyline").count() == 1
     assert page.locator("#review-graph circle.blunder").count() == 1
     second.click()

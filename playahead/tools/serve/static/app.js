@@ -35,6 +35,7 @@ const S = {
   record: null, assist: null, review: null,
 };
 const MARK_CLASSES = ["inaccuracy", "mistake", "blunder"];
+const PLURALS = { inaccuracy: "inaccuracies", mistake: "mistakes", blunder: "blunders" };
 const $ = (id) => document.getElementById(id);
 
 async function api(path, body) {
@@ -516,7 +517,7 @@ function valueText(value, kind) {
 function drawGraph() {
   const rows = S.review.rows;
   const svg = $("review-graph");
-  svg.hidden = false;
+  svg.removeAttribute("hidden"); // an SVG element has no hidden property
   svg.innerHTML = "";
   if (!rows.length) return;
   // two-player values are for the mover: drawn for player 0
@@ -545,7 +546,10 @@ function summarize() {
   if (!rows.length) return;
   const best = rows.filter((r) => r.loss === 0).length;
   const total = rows.reduce((sum, r) => sum + r.loss, 0);
-  const marks = MARK_CLASSES.map((m) => `${rows.filter((r) => r.mark === m).length} ${m}`);
+  const marks = MARK_CLASSES.map((m) => {
+    const n = rows.filter((r) => r.mark === m).length;
+    return `${n} ${n === 1 ? m : PLURALS[m]}`;
+  });
   const kind = rows[0].value_kind;
   $("review-status").textContent = `${rows.length} moves reviewed by ${rows[0].agent} (${rows[0].unit})`;
   $("review-summary").textContent = `accuracy ${((100 * best) / rows.length).toFixed(1)}% ` +
