@@ -144,3 +144,16 @@ def test_export_from_a_record_checks_the_end(tmp_path):
     record.write_text(json.dumps(data | {"games": [row | {"score": 1}]}))
     with pytest.raises(ValueError, match="not today's agent's game"):
         export.from_record(record, 0)
+
+
+def test_nim_leaving_a_multiple_of_k_plus_1_is_the_only_winning_move():
+    """Nim with takes of 1-3 from 21: taking 1 leaves 20, a multiple of 4, and wins;
+    taking 2 throws the win away (won to lost: loss 2)."""
+    env = make_env("nim", n=21, k=3)
+    env.reset(seed=0)
+    recorder = gamefile.Recorder("nim", env, {"n": 21, "k": 3})
+    recorder.step(1)  # take 2
+    (move,) = review.review(recorder.game_file).moves
+    assert (move.best, move.played) == ("take 1", "take 2")
+    assert (move.best_value, move.played_value, move.loss) == (1.0, -1.0, 2.0)
+    assert move.mark == "blunder"
