@@ -447,6 +447,18 @@ def parse(text: str, where: str = "the game file", empty_ok: bool = False) -> Ga
     Raises:
         ValueError: one line saying what is wrong (see the module docstring).
     """
+    return parse_replayed(text, where, empty_ok)[0]
+
+
+def parse_replayed(
+    text: str, where: str = "the game file", empty_ok: bool = False
+) -> tuple[GameFile, list]:
+    """:func:`parse`, and the game's states (as :func:`replay` gives them), from
+    one replay.
+
+    Raises:
+        ValueError: one line saying what is wrong (see the module docstring).
+    """
     if len(text) > MAX_BYTES:
         raise ValueError(f"{where} is over {MAX_BYTES // 2**20} MiB: not a game file")
     try:
@@ -476,6 +488,8 @@ def parse(text: str, where: str = "the game file", empty_ok: bool = False) -> Ga
     game = get_game(data["env"])
     if not isinstance(data["kwargs"], dict) or not isinstance(data["moves"], list):
         raise ValueError(f"{where}: kwargs must be an object and moves a list")
+    if not isinstance(data["players"], list):
+        raise ValueError(f"{where}: players must be a list of agent specs")
     seed = data["seed"]
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
         raise ValueError(f"{where}: seed must be an integer or null, got {seed!r}")
@@ -489,8 +503,7 @@ def parse(text: str, where: str = "the game file", empty_ok: bool = False) -> Ga
     )
     if not game_file.moves and not empty_ok:
         raise ValueError(f"{where} holds a game with no moves")
-    replay(game_file)
-    return game_file
+    return game_file, replay(game_file)
 
 
 def load(path: str | Path, empty_ok: bool = False) -> GameFile:

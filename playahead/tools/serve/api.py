@@ -399,13 +399,13 @@ def api_replay(req: models.ReplayRequest, max_seconds: float = MAX_SECONDS) -> d
     if "sha256" not in data:
         data["sha256"] = gamefile._digest(data)
     try:
-        game_file = gamefile.parse(json.dumps(data), "the game file")
+        game_file, states = gamefile.parse_replayed(json.dumps(data), "the game file")
     except ValueError as err:
         raise ApiError(str(err)) from None
-    states = gamefile.replay(game_file)
     positions, moves = [], []
+    env = gamefile.new_env(game_file)
     for i, state in enumerate(states):
-        env = gamefile.position_env(game_file, state)
+        env.unwrapped.restore_state(state)
         player = int(getattr(env.unwrapped, "current_player", 0))
         positions.append(
             {
