@@ -202,3 +202,12 @@ def test_play_writes_the_game_file_after_every_move(tmp_path):
     assert (
         gamefile.replay(gamefile.load(path))[-1] == session.env.unwrapped.clone_state()
     )
+
+
+@pytest.mark.parametrize("command", [["watch", "nim"], ["assist", "2048"]])
+def test_a_game_file_in_a_missing_folder_is_refused_before_the_game(
+    command, tmp_path, capsys
+):
+    path = tmp_path / "no" / "game.json"
+    assert main([*command, "--save", str(path)]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"no folder {path.parent}")

@@ -24,6 +24,9 @@ An entry, spaces ignored (the swipe may be left out: it is then the suggested mo
   ``13=12`` = line 1, next a 3, the bonus card that came in was a 12.
 * ``u`` undoes the last move.
 
+An empty entry (Enter alone) takes every default: the suggested move, and where the
+card or tile came in when only one place was possible.
+
 An entry that the rules or the deck count rule out gets one line saying why, and
 nothing changes. The game file (:mod:`playahead.tools.gamefile`) is written after every
 move (atomically), so a ``kill -9`` loses nothing: ``--resume FILE`` goes on, and
@@ -46,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from playahead.tools import gamefile
+from playahead.tools.gamefile import check_folder
 from playahead.tools.games import TILE_ACTIONS, format_values, strip_ansi
 
 #: The swipe keys (vim's): action -> key, in the env's action order (up, right, down,
@@ -448,6 +452,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     lines = iter(sys.stdin)
+    check_folder(args.save)
     if args.resume is not None:
         game_file = gamefile.load(args.resume, empty_ok=True)
         path = args.save or args.resume
@@ -457,7 +462,6 @@ def run(args: argparse.Namespace) -> int:
     helper = Assistant(game_file, args.agent, path, args.seed)
     print(f"game file: {path}")
     print(helper.screen(), flush=True)
-    for line in lines:
-        if line.strip():
-            print(helper.enter(line), flush=True)
+    for line in lines:  # an empty line is an entry too: every default taken
+        print(helper.enter(line), flush=True)
     return 0

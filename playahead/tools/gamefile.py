@@ -422,6 +422,17 @@ class Recorder:
 # ----------------------------------------------------------------- files
 
 
+def check_folder(path: str | Path | None) -> None:
+    """Refuse, before a game starts, a game file ``path`` whose folder does not exist
+    (None: no file).
+
+    Raises:
+        ValueError: the folder is missing.
+    """
+    if path is not None and not Path(path).resolve().parent.is_dir():
+        raise ValueError(f"cannot write {path}: no folder {Path(path).parent}")
+
+
 def save(game_file: GameFile, path: str | Path) -> Path:
     """Write ``game_file`` to ``path`` atomically (a temporary file in the same
     folder, flushed to disk, then renamed over ``path``)."""

@@ -199,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(
             f"--speed must be >= 0 (0: as fast as possible), got {args.speed}"
         )
+    gamefile.check_folder(args.save)
     tty = sys.stdout.isatty()
     color = tty and not args.no_color
     game = frames(

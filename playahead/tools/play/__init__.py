@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from playahead.tools.gamefile import check_folder
 from playahead.tools.games import (
     add_game_arguments,
     check_capped_spec,
@@ -80,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     specs = [args.agent or default_agent(game), args.opponent][: game.num_players]
     for spec in specs:  # a spec over a cap is refused before the terminal is needed
         check_capped_spec(spec, WHERE)
+    check_folder(args.save)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise ValueError(
             "playahead play needs an interactive terminal (stdin and stdout); "
