@@ -10,9 +10,10 @@ therefore reviewed with the values it played by: zero loss on every move.
 For each move: the move played and its value, the best move and its value, the
 **loss** (best value - played value, for the player who moved), and a mark:
 
-* Threes and 2048 (values: expected final score), by the loss as a share of the best
-  move's value: **inaccuracy** from 1% (:data:`TILE_MARKS`), **mistake** from 3%,
-  **blunder** from 10%.
+* Threes and 2048, by the loss as a share of the best move's value:
+  **inaccuracy** from 1% (:data:`TILE_MARKS`), **mistake** from 3%, **blunder** from
+  10%. The values are the planner's: expected final scores for the default on Threes,
+  a heuristic value for the default on 2048 (``monotonic`` leaves).
 * Tic-tac-toe, Connect Four, Nim, Chips (values: the game's value for the mover from
   the solver, +1 won, 0 drawn, -1 lost), by the change of value
   (:data:`DUEL_MARKS`): a move that changes the result (won to drawn, drawn to lost:
