@@ -532,6 +532,10 @@ def load(path: str | Path, empty_ok: bool = False) -> GameFile:
         text = path.read_text()
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not text: not a game file") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path} is a folder, not a game file") from None
+    except PermissionError:
+        raise ValueError(f"{path} cannot be read (permission denied)") from None
     return parse(text, str(path), empty_ok)
 
 
