@@ -36,6 +36,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "playahead.evaluate.cli",
         "play agents head to head on the same seeded games: tables, Elo, plots",
     ),
+    "review": (
+        "playahead.tools.review",
+        "review a game file move by move: best move, loss, marks, accuracy",
+    ),
+    "export": (
+        "playahead.tools.export",
+        "a game of an evaluation store or strength record as a game file",
+    ),
+    "assist": (
+        "playahead.tools.assist",
+        "follow a Threes or 2048 game played on another device: values after every "
+        "move, a game file",
+    ),
     "watch": ("playahead.tools.watch", "watch an agent play a game in the terminal"),
     "play": (
         "playahead.tools.play",

@@ -159,3 +159,57 @@ def test_rule_options_have_human_names(page):
     assert "bonus card preview" in rules and "6144s merge" in rules
     assert "bonus_preview" not in rules and "merge_6144" not in rules
     assert page.input_value("[data-rule='bonus_preview']") == "window"
+
+
+def test_review_view_and_assist_mode(page):
+    """A tic-tac-toe game in hot seat, reviewed: the edge reply to the centre is a
+    blunder; clicking it shows its board and every move's value. Then Assist follows a
+    Threes board typed in, refuses a contradicting entry, and undoes."""
+    page.errors.clear()
+    page.goto(page.base_url + "?game=tictactoe")
+    page.select_option("#side", "hotseat")
+    page.click("#new-game")
+    page.wait_for_selector("#board .cell")
+    for cell in (4, 1):
+        page.click(f"#board [data-move='{cell}']")
+        page.wait_for_selector(f"#board [data-move='{cell}']:disabled")
+    page.keyboard.press("r")
+    page.wait_for_selector("#review-moves tbody tr:nth-child(2)", timeout=60_000)
+    page.wait_for_function(
+        "() => document.querySelector('#review-summary').innerText.includes('accuracy')"
+    )
+    second = page.locator("#review-moves tbody tr").nth(1)
+    assert second.get_attribute("class") == "blunder"
+    assert "accuracy 50.0%" in page.inner_text("#review-summary")
+    assert "1 blunder" in page.inner_text("#review-summary")
+    assert page.is_visible("#review-graph")
+    assert page.locator("#review-graph polyline").count() == 1
+    assert page.locator("#review-graph circle.blunder").count() == 1
+    second.click()
+    page.wait_for_selector("#review-position:not([hidden])")
+    assert page.get_attribute("#review-board", "data-move") == "2"
+    assert page.locator("#review-values tbody tr").count() == 8  # 8 empty cells
+
+    page.select_option("#game", "threes")
+    page.wait_for_selector("#board .tile")
+    page.fill("#assist-board", "1 2 0 3 / 0 6 0 0 / 0 0 3 0 / 2 0 0 1")
+    page.fill("#assist-next", "2")
+    page.click("#assist-start")
+    page.wait_for_selector("#assist-entry:not([disabled])")
+    page.wait_for_selector("#hint tr.best")
+    before = page.get_attribute("#board", "data-board")
+    page.fill("#assist-entry", "k22")
+    page.press("#assist-entry", "Enter")
+    page.wait_for_function(
+        "() => document.querySelector('#error').innerText.includes('did not move')"
+    )
+    assert page.get_attribute("#board", "data-board") == before
+    page.fill("#assist-entry", "h12")
+    page.press("#assist-entry", "Enter")
+    page.wait_for_function(CHANGED, arg=before)
+    assert "moves 1" in page.inner_text("#status")
+    page.fill("#assist-entry", "u")
+    page.press("#assist-entry", "Enter")
+    page.wait_for_function(STATUS_HAS, arg="moves 0")
+    assert page.get_attribute("#board", "data-board") == before
+    assert len(page.errors) == 1 and "status of 400" in page.errors[0]  # refused

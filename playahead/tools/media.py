@@ -7,6 +7,9 @@
   hint, taken with headless Chromium through Playwright (``pip install playwright``;
   a Chromium binary such as Debian's ``/usr/bin/chromium``; ``playwright install`` is
   not needed).
+* ``review.png``: the page's Review view of a short Threes game of fixed swipes (the
+  evaluation graph, the move list, and the costliest move's board and values), the
+  same way.
 
 Same seed, same GIF: the game and the agent are seeded from ``--seed``.
 """
@@ -14,6 +17,7 @@ Same seed, same GIF: the game and the agent are seeded from ``--seed``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -132,6 +136,55 @@ def save_gif(
     return path
 
 
+@contextlib.contextmanager
+def _page(chromium: str, size: tuple[int, int]):
+    """``(page, url, timeout error class)``: a headless Chromium page beside a fresh
+    ``playahead serve`` on a free loopback port, both closed afterwards.
+
+    Raises:
+        ValueError: Playwright is not installed or ``chromium`` does not exist.
+    """
+    try:
+        from playwright.sync_api import TimeoutError as PageTimeout
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        raise ValueError(
+            "the screenshot needs Playwright: pip install playwright (and a Chromium, "
+            "e.g. apt-get install -y chromium)"
+        ) from None
+    if not Path(chromium).exists():
+        raise ValueError(f"no Chromium at {chromium}; apt-get install -y chromium")
+    from playahead.tools.serve.app import start_in_thread
+    from playahead.tools.serve.loadtest import wait_ready
+
+    server, url = start_in_thread()
+    try:
+        wait_ready(url)  # a cold numba cache compiles in the workers first (else a 503)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=chromium, args=list(CHROMIUM_ARGS)
+            )
+            try:
+                page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+                yield page, url, PageTimeout
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _press(page, keys: Sequence[str], timeout) -> None:
+    """Press ``keys`` on the page; a key that does not move just times out."""
+    for key in keys:
+        before = page.get_attribute("#board", "data-board")
+        page.keyboard.press(key)
+        try:
+            page.wait_for_function(_CHANGED, arg=before, timeout=10_000)
+        except timeout:
+            continue
+
+
 def serve_screenshot(
     path: str | Path,
     *,
@@ -151,55 +204,62 @@ def serve_screenshot(
     Raises:
         ValueError: Playwright is not installed or ``chromium`` does not exist.
     """
-    try:
-        from playwright.sync_api import TimeoutError as PageTimeout
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        raise ValueError(
-            "the screenshot needs Playwright: pip install playwright (and a Chromium, "
-            "e.g. apt-get install -y chromium)"
-        ) from None
-    if not Path(chromium).exists():
-        raise ValueError(f"no Chromium at {chromium}; apt-get install -y chromium")
-    from playahead.tools.serve.app import start_in_thread
-    from playahead.tools.serve.loadtest import wait_ready
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    server, url = start_in_thread()
-    try:
-        wait_ready(url)  # a cold numba cache compiles in the workers first (else a 503)
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=chromium, args=list(CHROMIUM_ARGS)
-            )
-            try:
-                page = browser.new_page(viewport={"width": size[0], "height": size[1]})
-                page.goto(f"{url}?game={game}&seed={seed}")
-                page.wait_for_selector("#board > *")
-                for key in keys:  # a key that does not move just times out
-                    before = page.get_attribute("#board", "data-board")
-                    page.keyboard.press(key)
-                    try:
-                        page.wait_for_function(_CHANGED, arg=before, timeout=10_000)
-                    except PageTimeout:
-                        continue
-                if autoplay_moves > 0:
-                    page.click("#autoplay")
-                    page.wait_for_function(_MOVES, arg=autoplay_moves, timeout=120_000)
-                    if page.get_attribute("#autoplay", "aria-pressed") == "true":
-                        page.click("#autoplay")
-                    page.wait_for_function("!document.body.classList.contains('busy')")
-                if hint:
-                    page.click("#hint-button")
-                    # a cold numba cache compiles the search in the worker first
-                    page.wait_for_selector("#hint tr.best", timeout=240_000)
-                page.screenshot(path=str(path))
-            finally:
-                browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with _page(chromium, size) as (page, url, timeout):
+        page.goto(f"{url}?game={game}&seed={seed}")
+        page.wait_for_selector("#board > *")
+        _press(page, keys, timeout)
+        if autoplay_moves > 0:
+            page.click("#autoplay")
+            page.wait_for_function(_MOVES, arg=autoplay_moves, timeout=120_000)
+            if page.get_attribute("#autoplay", "aria-pressed") == "true":
+                page.click("#autoplay")
+            page.wait_for_function("!document.body.classList.contains('busy')")
+        if hint:
+            page.click("#hint-button")
+            # a cold numba cache compiles the search in the worker first
+            page.wait_for_selector("#hint tr.best", timeout=240_000)
+        page.screenshot(path=str(path))
+    return path
+
+
+#: The swipes of the reviewed game in ``review.png`` (fixed, so some moves cost points).
+REVIEW_KEYS = ("ArrowLeft", "ArrowDown", "ArrowRight", "ArrowUp") * 6
+
+
+def review_screenshot(
+    path: str | Path,
+    *,
+    seed: int = 3,
+    keys: Sequence[str] = REVIEW_KEYS,
+    chromium: str = CHROMIUM,
+    size: tuple[int, int] = (1100, 1400),
+) -> Path:
+    """A PNG of the page's Review view: a Threes game of ``keys`` (an illegal swipe is
+    skipped) reviewed by the default search, its costliest move clicked.
+
+    Raises:
+        ValueError: Playwright is not installed or ``chromium`` does not exist.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _page(chromium, size) as (page, url, timeout):
+        page.goto(f"{url}?game=threes&seed={seed}")
+        page.wait_for_selector("#board > *")
+        _press(page, keys, timeout)
+        page.keyboard.press("r")
+        page.wait_for_function(
+            "() => document.querySelector('#review-summary').innerText",
+            timeout=600_000,
+        )
+        costliest = page.evaluate(
+            "() => S.review.rows.reduce((b, r, i, rows) => "
+            "r.loss > rows[b].loss ? i : b, 0)"
+        )
+        page.click(f"#review-moves tr[data-index='{costliest}']")
+        page.wait_for_selector("#review-position:not([hidden])")
+        page.locator("#review-panel").screenshot(path=str(path))
     return path
 
 
@@ -243,5 +303,7 @@ def run(args: argparse.Namespace) -> int:
         png = serve_screenshot(
             out / "serve.png", chromium=args.chromium, autoplay_moves=40
         )
+        print(f"wrote {png}")
+        png = review_screenshot(out / "review.png", chromium=args.chromium)
         print(f"wrote {png}")
     return 0

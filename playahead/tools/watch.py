@@ -29,6 +29,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from playahead.tools import gamefile
+from playahead.tools.gamefile import Recorder
 from playahead.tools.games import (
     CLEAR,
     action_label,
@@ -56,6 +58,7 @@ def frames(
     max_moves: int | None = None,
     rules: dict[str, Any] | None = None,
     color: bool = True,
+    save: str | os.PathLike | None = None,
 ) -> Iterator[str]:
     """The frames of one game played by ``agent`` (and ``opponent``), as text.
 
@@ -70,6 +73,8 @@ def frames(
         max_moves: stop after this many moves (None: play to the end).
         rules: the game's rule options.
         color: keep ANSI colours.
+        save: write the game file (:mod:`playahead.tools.gamefile`) here when the
+            game ends or is stopped.
 
     Raises:
         ValueError: unknown game, rule option or agent spec, a budget over its cap
@@ -86,6 +91,7 @@ def frames(
         for spec, s in zip(specs, (seed_0, seed_1), strict=False)
     ]
     _, info = env.reset(seed=env_seed)
+    recorder = Recorder(info_game.name, env, rules, env_seed, specs)
     total, moves = 0.0, 0
 
     def frame(lines: list[str]) -> str:
@@ -93,18 +99,22 @@ def frames(
         text = "\n".join([head, env.render().rstrip("\n"), *lines]) + "\n"
         return text if color else strip_ansi(text)
 
-    while env.action_masks().any() and (max_moves is None or moves < max_moves):
-        player = env.current_player
-        action, analysis = choose(players[player], env)
-        who = specs[player] + (f" (player {player})" if len(players) == 2 else "")
-        lines = [f"{who} plays {action_label(env, action)}"]
-        if analysis is not None:
-            lines.append(format_values(env, analysis))
-        yield frame(lines)
-        _, reward, _, _, info = env.step(action)
-        total += reward
-        moves += 1
-    yield frame([_result(env, info, specs, moves)])
+    try:
+        while env.action_masks().any() and (max_moves is None or moves < max_moves):
+            player = env.current_player
+            action, analysis = choose(players[player], env)
+            who = specs[player] + (f" (player {player})" if len(players) == 2 else "")
+            lines = [f"{who} plays {action_label(env, action)}"]
+            if analysis is not None:
+                lines.append(format_values(env, analysis))
+            yield frame(lines)
+            _, reward, _, _, info = recorder.step(action)
+            total += reward
+            moves += 1
+        yield frame([_result(env, info, specs, moves)])
+    finally:
+        if save is not None and moves:
+            gamefile.save(recorder.game_file, save)
 
 
 def _result(env, info: dict, specs: list[str], moves: int) -> str:
@@ -141,6 +151,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--no-color", action="store_true", help="plain text without ANSI colours"
+    )
+    parser.add_argument(
+        "--save",
+        metavar="FILE",
+        help="write the game file here (for playahead review) when the game ends",
     )
     parser.set_defaults(func=run)
 
@@ -184,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(
             f"--speed must be >= 0 (0: as fast as possible), got {args.speed}"
         )
+    gamefile.check_folder(args.save)
     tty = sys.stdout.isatty()
     color = tty and not args.no_color
     game = frames(
@@ -194,6 +210,7 @@ def run(args: argparse.Namespace) -> int:
         max_moves=args.max_moves,
         rules=parse_rules(args.rule),
         color=color,
+        save=args.save,
     )
     delay = 1.0 / args.speed if args.speed > 0 else 0.0
     with _stop_key(sys.stdin) as stop_pressed:
@@ -205,4 +222,7 @@ def run(args: argparse.Namespace) -> int:
             if stop_pressed(delay):
                 print("stopped (q)")
                 break
+    game.close()  # writes the game file of a stopped game too
+    if args.save:
+        print(f"game file: {args.save} (playahead review {args.save})")
     return 0

@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from playahead.tools.gamefile import check_folder
 from playahead.tools.games import (
     add_game_arguments,
     check_capped_spec,
@@ -60,6 +61,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=0.25,
         help="seconds between autoplay moves (default 0.25)",
     )
+    parser.add_argument(
+        "--save",
+        metavar="FILE",
+        help="write the game file here after every move (for playahead review); a "
+        "new game of the session goes to FILE-2.json, FILE-3.json, ...",
+    )
     parser.epilog = KEYS
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.set_defaults(func=run)
@@ -74,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     specs = [args.agent or default_agent(game), args.opponent][: game.num_players]
     for spec in specs:  # a spec over a cap is refused before the terminal is needed
         check_capped_spec(spec, WHERE)
+    check_folder(args.save)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise ValueError(
             "playahead play needs an interactive terminal (stdin and stdout); "
@@ -89,9 +97,12 @@ def run(args: argparse.Namespace) -> int:
         side=args.side,
         seed=args.seed,
         rules=parse_rules(args.rule),
+        save=args.save,
     )
     run_tty(session, sys.stdin.fileno(), sys.stdout, args.delay)
     print(strip_ansi(status(session)) or "bye")
+    if args.save:
+        print(f"game file: {session.game_path()} (playahead review)")
     return 0
 
 

@@ -7,10 +7,12 @@ terminal. What it looks like is :mod:`playahead.tools.play.drawing`'s job.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from playahead.tools.gamefile import Recorder
 from playahead.tools.games import (
     TILE_ACTIONS,
     action_label,
@@ -41,6 +43,9 @@ class Session:
         seed: seeds the games, the agent and the opponent (None: fresh entropy).
         rules: the game's rule options, e.g. ``{"size": 4}``.
         color: keep the env's ANSI colours in :meth:`screen`.
+        save: write each game's file here (:mod:`playahead.tools.gamefile`) after
+            every move; the second game of the session goes to ``NAME-2.json``,
+            and so on.
 
     Both agents are built within the caps of ``playahead hint``
     (:func:`~playahead.tools.games.capped_budget`), so a hint or an autoplay move
@@ -61,8 +66,11 @@ class Session:
         seed: int | None = None,
         rules: dict[str, Any] | None = None,
         color: bool = True,
+        save: str | Path | None = None,
     ):
         self.game = get_game(game)
+        self.rules = dict(rules or {})
+        self.save = None if save is None else Path(save)
         self.env = make_env(self.game, **(rules or {}))
         if side not in (0, 1) or isinstance(side, bool):
             raise ValueError(f"side must be 0 or 1, got {side!r}")
@@ -89,8 +97,18 @@ class Session:
 
     def new_game(self) -> None:
         """Start a new game (the seed of each comes from the session's generator)."""
-        _, self.info = self.env.reset(seed=int(self._rng.integers(2**63 - 1)))
+        seed = int(self._rng.integers(2**63 - 1))
+        _, self.info = self.env.reset(seed=seed)
         self.games += 1
+        players = ["human", self.opponent_spec] if self.opponent else ["human"]
+        self.recorder = Recorder(
+            self.game.name,
+            self.env,
+            self.rules,
+            seed,
+            players[:: 1 - 2 * self.side],
+            self.game_path(),
+        )
         self.hint = ""
         self.message = ""
         self.history: list[str] = []
@@ -100,6 +118,12 @@ class Session:
         elif self.game.name == "connect4":
             self.cursor = 3
         self._opponent_turns()
+
+    def game_path(self) -> Path | None:
+        """Where the current game's file is written (None without ``save``)."""
+        if self.save is None or self.games == 1:
+            return self.save
+        return self.save.with_name(f"{self.save.stem}-{self.games}{self.save.suffix}")
 
     def _opponent_turns(self) -> None:
         while (
@@ -111,7 +135,7 @@ class Session:
             self._step(action, "opponent")
 
     def _step(self, action: int, who: str) -> None:
-        _, reward, _, _, self.info = self.env.step(action)
+        _, reward, _, _, self.info = self.recorder.step(action)
         label = action_label(self.env, action)
         gain = f" (+{reward:g})" if self.game.num_players == 1 and reward else ""
         self.history = ([f"{who}: {label}{gain}"] + self.history)[:4]

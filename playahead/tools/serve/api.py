@@ -59,6 +59,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from playahead.agents import available_agents, make_agent, parse_spec, takes_option
+from playahead.tools import gamefile
 from playahead.tools.games import (
     GAMES,
     Game,
@@ -299,7 +300,9 @@ def api_new(req: models.NewRequest, max_seconds: float = MAX_SECONDS) -> dict:
         env.restore_state(state)
         rng = np.random.default_rng(None if req.seed is None else [req.seed, 1])
         _opponent_replies(env, req.opponent, rng, moves, max_seconds)
-    return view(game, env) | {"moves": moves}
+    start = gamefile.start_of(env)
+    record = [{"action": m["action"]} for m in moves]
+    return view(game, env) | {"moves": moves, "start": start, "record": record}
 
 
 def api_move(req: models.MoveRequest, max_seconds: float = MAX_SECONDS) -> dict:
@@ -319,11 +322,14 @@ def api_move(req: models.MoveRequest, max_seconds: float = MAX_SECONDS) -> dict:
     rng = _request_rng(req.nonce, game.name, req.state.model_dump(), move)
     env.np_random = rng
     player = env.current_player
+    before = env.clone_state()
     _, reward, *_ = env.step(move)
+    record = [gamefile.chance_of(env, before, move, env.clone_state())]
     moves = [{"player": player, "action": move, "label": action_label(env, move)}]
     if game.num_players == 2:
         _opponent_replies(env, req.opponent, rng, moves, max_seconds)
-    return view(game, env) | {"reward": reward, "moves": moves}
+        record += [{"action": m["action"]} for m in moves[1:]]
+    return view(game, env) | {"reward": reward, "moves": moves, "record": record}
 
 
 def api_hint(req: models.HintRequest, max_seconds: float = MAX_SECONDS) -> dict:
@@ -332,14 +338,29 @@ def api_hint(req: models.HintRequest, max_seconds: float = MAX_SECONDS) -> dict:
     env = _restore(game, req.state)
     if not env.action_masks().any():
         raise ApiError("the game is over: no hint")
-    spec = req.agent or default_agent(game)
-    rng = np.random.default_rng()
-    planner = build_planner(spec, req.settings, rng, max_seconds, game.env_id)
+    spec, planner = _planner(game, env, req.agent, req.settings, max_seconds)
+    return hint_body(env, spec, _analyze(game, env, spec, planner))
+
+
+def _planner(game: Game, env, agent, settings, max_seconds: float):
+    """``(spec, planner)`` of a request, capped (the game's default agent if none)."""
+    spec = agent or default_agent(game)
+    planner = build_planner(
+        spec, settings, np.random.default_rng(), max_seconds, game.env_id
+    )
     check_work(planner, env)
+    return spec, planner
+
+
+def _analyze(game: Game, env, spec: str, planner):
     try:
-        analysis = planner.analyze(env)
+        return planner.analyze(env)
     except ValueError as err:
         raise ApiError(f"agent {spec!r} cannot analyze {game.name}: {err}") from None
+
+
+def hint_body(env, spec: str, analysis) -> dict:
+    """The body of a hint (see the module docstring) from an analysis of ``env``."""
     kind = analysis.value_kind
     stats = {
         k: v
@@ -369,12 +390,122 @@ def api_hint(req: models.HintRequest, max_seconds: float = MAX_SECONDS) -> dict:
     )
 
 
-ROUTES = {"/api/new": api_new, "/api/move": api_move, "/api/hint": api_hint}
+def api_replay(req: models.ReplayRequest, max_seconds: float = MAX_SECONDS) -> dict:
+    """A game file checked (it must replay), with every position's state and board:
+    ``file`` (with its ``sha256``), ``positions`` (``{"state", "board", "player"}``
+    before each move and at the end) and ``moves`` (``{"action", "label",
+    "player"}``)."""
+    data = dict(req.file)
+    if "sha256" not in data:
+        data["sha256"] = gamefile._digest(data)
+    try:
+        game_file, states = gamefile.parse_replayed(json.dumps(data), "the game file")
+    except ValueError as err:
+        raise ApiError(str(err)) from None
+    positions, moves = [], []
+    env = gamefile.new_env(game_file)
+    for i, state in enumerate(states):
+        env.unwrapped.restore_state(state)
+        player = int(getattr(env.unwrapped, "current_player", 0))
+        positions.append(
+            {
+                "state": state_to_json(state),
+                "board": env.unwrapped.board.tolist(),
+                "player": player,
+            }
+        )
+        if i < len(game_file.moves):
+            action = game_file.moves[i]["action"]
+            label = action_label(env.unwrapped, action)
+            moves.append({"action": action, "label": label, "player": player})
+    body = {"game": game_file.game, "file": game_file.to_json()}
+    return plain(body | {"positions": positions, "moves": moves})
+
+
+def api_review(req: models.ReviewRequest, max_seconds: float = MAX_SECONDS) -> dict:
+    """A hint for the position before a move, and the move's review: ``played``,
+    ``best``, ``played_value``, ``best_value``, ``loss`` and ``mark`` (see
+    :mod:`playahead.tools.review`)."""
+    from playahead.tools import review
+
+    game = _game(req.game)
+    env = _restore(game, req.state)
+    if not env.action_masks().any():
+        raise ApiError("the game is over: no move to review")
+    if not 0 <= req.move < env.action_masks().size or not env.action_masks()[req.move]:
+        raise ApiError(f"move {req.move} is not legal in this position")
+    spec, planner = _planner(game, env, req.agent, req.settings, max_seconds)
+    analysis = _analyze(game, env, spec, planner)
+    player = int(getattr(env.unwrapped, "current_player", 0))
+    moved = review.move_review(game.name, 0, player, {"action": req.move}, analysis)
+    fields = dataclasses.asdict(moved)
+    fields.pop("values")
+    return hint_body(env, spec, analysis) | plain(fields)
+
+
+def api_assist(req: models.AssistRequest, max_seconds: float = MAX_SECONDS) -> dict:
+    """``assist`` in the page: a typed-in ``position`` gives its view, ``start``
+    (of a game file) and a hint; a ``state`` and an ``entry`` (the syntax of
+    :mod:`playahead.tools.assist`) give the new view, the ``move`` (a game file's
+    move dict) and a hint of the new position. An entry the rules or the deck count
+    rule out is refused (400) in one line."""
+    from playahead.tools import assist
+    from playahead.tools.positions import position
+
+    game = _game(req.game)
+    if game.name not in ("threes", "2048"):
+        raise ApiError(f"assist follows threes and 2048, not {game.name}")
+    if (req.position is None) == (req.state is None):
+        raise ApiError("send a position to start from, or a state and an entry")
+    if req.position is not None:
+        p = req.position
+        try:
+            typed, _ = position(game.name, p.board, p.next, deck=p.deck, score=p.score)
+        except ValueError as err:
+            raise ApiError(str(err)) from None
+        env = _env(game, {})
+        env.reset(seed=0)
+        env.restore_state(typed.clone_state())
+    else:
+        env = _restore(game, req.state)
+    spec, planner = _planner(game, env, req.agent, req.settings, max_seconds)
+    move = None
+    if req.state is not None:
+        before = env.unwrapped.clone_state()
+        start = gamefile.GameFile(game.name, {}, gamefile.start_of(env), [], None, [])
+        helper = assist.Assistant(start, planner=False)
+        helper.suggested = req.suggestion
+        try:
+            move = helper.parse("".join((req.entry or "").split()).lower())
+            gamefile.apply_move(helper.env, move)
+        except ValueError as err:
+            raise ApiError(f"not taken: {err}") from None
+        after = helper.env.unwrapped.clone_state()
+        env.unwrapped.restore_state(dataclasses.replace(after, moves=before.moves + 1))
+    body = view(game, env) | {"move": move, "start": gamefile.start_of(env)}
+    if env.action_masks().any():
+        body["hint"] = hint_body(env, spec, _analyze(game, env, spec, planner))
+    return body
+
+
+ROUTES = {
+    "/api/new": api_new,
+    "/api/move": api_move,
+    "/api/hint": api_hint,
+    "/api/replay": api_replay,
+    "/api/review": api_review,
+    "/api/assist": api_assist,
+}
 _MODELS = {
     "/api/new": models.NewRequest,
     "/api/move": models.MoveRequest,
     "/api/hint": models.HintRequest,
+    "/api/replay": models.ReplayRequest,
+    "/api/review": models.ReviewRequest,
+    "/api/assist": models.AssistRequest,
 }
+#: Routes that take a whole game file: their body may be up to this many bytes.
+FILE_ROUTES = {"/api/replay": 2 * 2**20}
 
 
 def parse(path: str, payload) -> Any:
@@ -399,9 +530,9 @@ def parse(path: str, payload) -> Any:
 def needs_search(path: str, req) -> bool:
     """Whether the request runs a planner (a hint, or an opponent other than random):
     those go to a search worker, the rest is answered at once."""
-    if path == "/api/hint":
+    if path in ("/api/hint", "/api/review", "/api/assist"):
         return True
-    spec = req.opponent
+    spec = getattr(req, "opponent", None)  # a game file's replay runs no search
     return spec is not None and planner_name(spec) != "random"
 
 

@@ -140,21 +140,22 @@ class Protocol(H11Protocol):
 
 
 async def _read_json(request: Request):
+    limit = api.FILE_ROUTES.get(request.url.path, MAX_BODY)
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":
         raise _Refused(415, "send the body with Content-Type: application/json")
     length = request.headers.get("content-length")
     if length is None and "chunked" not in request.headers.get("transfer-encoding", ""):
         raise _Refused(411, "Content-Length is required")
-    if length is not None and int(length) > MAX_BODY:
-        raise _Refused(413, f"request body over {MAX_BODY} bytes", close=True)
+    if length is not None and int(length) > limit:
+        raise _Refused(413, f"request body over {limit} bytes", close=True)
     body = bytearray()
     try:
         with anyio.fail_after(READ_SECONDS):
             async for chunk in request.stream():
                 body += chunk
-                if len(body) > MAX_BODY:
-                    raise _Refused(413, f"request body over {MAX_BODY} bytes", True)
+                if len(body) > limit:
+                    raise _Refused(413, f"request body over {limit} bytes", True)
     except TimeoutError:
         message = f"the request body did not arrive within {READ_SECONDS:g} s"
         raise _Refused(408, message, close=True) from None

@@ -148,7 +148,49 @@ class HintRequest(_Request):
     settings: dict[Name, Any] = {}
 
 
-REQUESTS = {"new": NewRequest, "move": MoveRequest, "hint": HintRequest}
+class ReplayRequest(_Strict):
+    """``POST /api/replay``: a game file (its ``sha256`` may be left out: a game the
+    page recorded), checked by :func:`playahead.tools.gamefile.parse`."""
+
+    file: dict[Name, Any]
+
+
+class ReviewRequest(HintRequest):
+    """``POST /api/review``: a hint, and the loss of ``move`` (the move played)."""
+
+    move: Annotated[int, Field(ge=0, le=1_000)]
+
+
+class Position(_Strict):
+    """A tile-game position typed in (as ``playahead hint`` reads it)."""
+
+    board: Annotated[str, Field(max_length=400)]
+    next: Annotated[str, Field(max_length=40)] | None = None
+    deck: Annotated[str, Field(max_length=40)] | None = None
+    score: Annotated[int, Field(ge=0, le=MAX_SAFE)] = 0
+
+
+class AssistRequest(_Request):
+    """``POST /api/assist``: a ``position`` to start from, or a ``state`` and the
+    ``entry`` that says what happened (``suggestion``: the move an entry without a
+    swipe means)."""
+
+    position: Position | None = None
+    state: State | None = None
+    entry: Annotated[str, Field(max_length=40)] | None = None
+    suggestion: Annotated[int, Field(ge=0, le=3)] | None = None
+    agent: Spec | None = None
+    settings: dict[Name, Any] = {}
+
+
+REQUESTS = {
+    "new": NewRequest,
+    "move": MoveRequest,
+    "hint": HintRequest,
+    "replay": ReplayRequest,
+    "review": ReviewRequest,
+    "assist": AssistRequest,
+}
 
 
 class Settings(BaseModel):

@@ -32,7 +32,10 @@ const SETTINGS = {
 // ?seed=N makes the first game reproducible: its deal, and each move's chance (a nonce)
 const S = {
   games: {}, planners: [], view: null, busy: false, autoplay: false, seed: null, queue: [],
+  record: null, assist: null, review: null,
 };
+const MARK_CLASSES = ["inaccuracy", "mistake", "blunder"];
+const PLURALS = { inaccuracy: "inaccuracies", mistake: "mistakes", blunder: "blunders" };
 const $ = (id) => document.getElementById(id);
 
 async function api(path, body) {
@@ -141,8 +144,20 @@ async function newGame() {
   if (view) {
     view.seed = seed;
     view.ply = 0;
+    S.assist = null;
+    S.record = {
+      game: game().name, kwargs: readRules(), seed: null, start: view.start,
+      moves: [...view.record], players: players(),
+    };
     show(view);
   }
+}
+
+function players() {
+  if (game().num_players === 1) return ["human"];
+  const opponent = $("opponent").value;
+  const who = { 0: ["human", opponent], 1: [opponent, "human"] }[String(side())];
+  return who || ["human", "human"];
 }
 
 async function move(action) {
@@ -154,6 +169,7 @@ async function move(action) {
   }));
   if (view) {
     Object.assign(view, { seed, ply: ply + 1 });
+    if (S.record) S.record.moves.push(...view.record);
     show(view);
   }
   return view;
@@ -354,6 +370,7 @@ function onKey(event) {
   if (key === "h") hint();
   else if (key === "p") toggleAutoplay();
   else if (key === "n") newGame();
+  else if (key === "r") reviewGame();
   else if (S.view && S.view.kind === "tiles" && key in TILE_KEYS) queueMove(TILE_KEYS[key]);
   else if (S.view && S.view.kind !== "tiles" && /^[0-9]$/.test(key)) {
     queueMove(S.view.kind === "pile" ? Number(key) - 1 : Number(key));
@@ -378,6 +395,19 @@ async function init() {
     newGame();
   });
   $("new-game").addEventListener("click", newGame);
+  $("review-button").addEventListener("click", () => reviewGame());
+  $("save-game").addEventListener("click", saveGame);
+  $("open-game").addEventListener("change", openGame);
+  $("review-moves").addEventListener("click", (event) => {
+    const row = event.target.closest("tr[data-index]");
+    if (row) showReviewed(Number(row.dataset.index));
+  });
+  $("assist-start").addEventListener("click", assistStart);
+  $("assist-entry").addEventListener("keydown", (event) => {
+    if (event.key !== "Enter") return;
+    event.preventDefault();
+    assistEntry($("assist-entry").value);
+  });
   $("hint-button").addEventListener("click", hint);
   $("autoplay").addEventListener("click", toggleAutoplay);
   $("board").addEventListener("click", (event) => {
@@ -395,6 +425,216 @@ async function init() {
   if (/^[0-9]+$/.test(query.get("seed") || "")) S.seed = Number(query.get("seed"));
   renderRules();
   await newGame();
+}
+
+// ---------------------------------------------------------------- game files, review
+// A game file as the page recorded it (the server adds its sha256 and checks it).
+function recordedFile() {
+  const r = S.record;
+  if (!r || !r.moves.length) throw new Error("no moves yet: play a move first");
+  return {
+    format: "playahead-game", version: 1, env: S.games[r.game].env_id, kwargs: r.kwargs,
+    seed: r.seed, start: r.start, players: r.players, moves: r.moves,
+  };
+}
+
+async function saveGame() {
+  const data = await busy(async () => api("/api/replay", { file: recordedFile() }));
+  if (!data) return;
+  const blob = new Blob([JSON.stringify(data.file)], { type: "application/json" });
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = `playahead-${data.game}.json`;
+  link.click();
+  URL.revokeObjectURL(link.href);
+}
+
+async function openGame(event) {
+  const file = event.target.files[0];
+  if (!file) return;
+  try {
+    await reviewGame(JSON.parse(await file.text()));
+  } catch (err) {
+    showError(err);
+  }
+}
+
+// Review: /api/replay gives every position; /api/review values each move, one by one.
+async function reviewGame(file) {
+  showError(null);
+  let data;
+  try {
+    data = await api("/api/replay", { file: file || recordedFile() });
+  } catch (err) {
+    showError(err);
+    return null;
+  }
+  // the planner chosen on the page, if it is for this game; else the game's default
+  const { agent, settings } = data.game === game().name ? agentRequest() : { settings: {} };
+  S.review = { data, rows: [] };
+  const body = $("review-moves").tBodies[0];
+  body.innerHTML = "";
+  $("review-moves").hidden = false;
+  $("review-summary").textContent = "";
+  const n = data.moves.length;
+  for (let i = 0; i < n; i++) {
+    $("review-status").textContent = `reviewing move ${i + 1} of ${n}`;
+    let row;
+    try {
+      row = await api("/api/review", {
+        game: data.game, state: data.positions[i].state, move: data.moves[i].action,
+        agent, settings,
+      });
+    } catch (err) {
+      showError(err);
+      break;
+    }
+    if (S.review.data !== data) return null; // another review started
+    S.review.rows.push(row);
+    addReviewRow(body, i, row);
+    drawGraph();
+  }
+  summarize();
+  return S.review;
+}
+
+function addReviewRow(body, i, row) {
+  const tr = body.insertRow();
+  tr.dataset.index = String(i);
+  if (row.mark) tr.className = row.mark;
+  const loss = row.loss > 0 ? valueText(row.loss, row.value_kind) : "0";
+  for (const text of [String(i + 1), row.played, valueText(row.played_value, row.value_kind),
+    row.best, valueText(row.best_value, row.value_kind), loss, row.mark]) {
+    tr.insertCell().textContent = text;
+  }
+}
+
+function valueText(value, kind) {
+  if (kind === "score" || Math.abs(value) >= 1000) return Math.round(value).toLocaleString("en-US");
+  return Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(3);
+}
+
+function drawGraph() {
+  const rows = S.review.rows;
+  const svg = $("review-graph");
+  svg.removeAttribute("hidden"); // an SVG element has no hidden property
+  svg.innerHTML = "";
+  if (!rows.length) return;
+  // two-player values are for the mover: drawn for player 0
+  const y = rows.map((r) => (r.player === 1 ? -r.best_value : r.best_value));
+  const lo = Math.min(...y), hi = Math.max(...y);
+  const px = (i) => (rows.length === 1 ? 300 : (600 * i) / (rows.length - 1));
+  const py = (v) => (hi === lo ? 75 : 145 - (140 * (v - lo)) / (hi - lo));
+  const ns = "http://www.w3.org/2000/svg";
+  const line = document.createElementNS(ns, "polyline");
+  line.setAttribute("class", "best");
+  line.setAttribute("points", y.map((v, i) => `${px(i)},${py(v)}`).join(" "));
+  svg.appendChild(line);
+  rows.forEach((r, i) => {
+    if (!MARK_CLASSES.includes(r.mark)) return;
+    const dot = document.createElementNS(ns, "circle");
+    dot.setAttribute("class", r.mark);
+    dot.setAttribute("cx", px(i));
+    dot.setAttribute("cy", py(y[i]));
+    dot.setAttribute("r", 3);
+    svg.appendChild(dot);
+  });
+}
+
+function summarize() {
+  const rows = S.review.rows;
+  if (!rows.length) return;
+  const best = rows.filter((r) => r.loss === 0).length;
+  const total = rows.reduce((sum, r) => sum + r.loss, 0);
+  const marks = MARK_CLASSES.map((m) => {
+    const n = rows.filter((r) => r.mark === m).length;
+    return `${n} ${n === 1 ? m : PLURALS[m]}`;
+  });
+  const kind = rows[0].value_kind;
+  $("review-status").textContent = `${rows.length} moves reviewed by ${rows[0].agent} (${rows[0].unit})`;
+  $("review-summary").textContent = `accuracy ${((100 * best) / rows.length).toFixed(1)}% ` +
+    `(${best} of ${rows.length} moves the best) · loss: total ${valueText(total, kind)}, mean ` +
+    `${valueText(total / rows.length, kind)} · ${marks.join(", ")}`;
+}
+
+// A reviewed move: its board, and every move's value there.
+function showReviewed(i) {
+  const { data, rows } = S.review;
+  for (const tr of $("review-moves").tBodies[0].rows) {
+    tr.classList.toggle("selected", tr.dataset.index === String(i));
+  }
+  const position = data.positions[i];
+  const kind = { tictactoe: "grid", connect4: "columns", nim: "pile", chips: "pile" }[data.game] || "tiles";
+  const board = $("review-board");
+  board.className = "board " + kind + " " + (data.game === "2048" ? "twenty48" : data.game);
+  board.innerHTML = "";
+  board.dataset.move = String(i + 1);
+  const fake = {
+    game: data.game, kind, board: position.board, legal: [], done: true,
+    info: { agent_player: -1, current_player: position.player },
+  };
+  ({ tiles: drawTiles, grid: drawGrid, columns: drawColumns, pile: drawPile })[kind](fake, board);
+  const body = $("review-values").tBodies[0];
+  body.innerHTML = "";
+  $("review-values").tHead.rows[0].cells[1].textContent = rows[i].unit;
+  for (const entry of rows[i].ranked) {
+    const tr = body.insertRow();
+    if (entry.label === rows[i].played) tr.className = "played";
+    if (entry.action === rows[i].action) tr.classList.add("best");
+    tr.insertCell().textContent = entry.label;
+    tr.insertCell().textContent = entry.text;
+  }
+  $("review-position").hidden = false;
+}
+
+// ---------------------------------------------------------------- assist
+async function assistStart() {
+  stopAutoplay();
+  const name = game().name;
+  if (name !== "threes" && name !== "2048") {
+    showError(new Error("assist follows threes and 2048: choose one of them above"));
+    return;
+  }
+  const { agent, settings } = agentRequest();
+  const position = { board: $("assist-board").value };
+  if ($("assist-next").value) position.next = $("assist-next").value;
+  if ($("assist-deck").value) position.deck = $("assist-deck").value;
+  const view = await busy(() => api("/api/assist", { game: name, position, agent, settings }));
+  if (!view) return;
+  S.assist = { stack: [view], agent, settings };
+  S.record = { game: name, kwargs: {}, seed: null, start: view.start, moves: [], players: ["human"] };
+  $("assist-entry").disabled = false;
+  $("assist-entry").focus();
+  showAssisted(view);
+}
+
+function showAssisted(view) {
+  show(view);
+  if (view.hint) showHint(view.hint);
+}
+
+async function assistEntry(text) {
+  const a = S.assist;
+  if (!a) return;
+  const top = a.stack[a.stack.length - 1];
+  if (text.trim().toLowerCase() === "u") {
+    if (a.stack.length > 1) {
+      a.stack.pop();
+      S.record.moves.pop();
+      showAssisted(a.stack[a.stack.length - 1]);
+    }
+    $("assist-entry").value = "";
+    return;
+  }
+  const view = await busy(() => api("/api/assist", {
+    game: top.game, state: top.state, entry: text, agent: a.agent, settings: a.settings,
+    suggestion: top.hint ? top.hint.action : null,
+  }));
+  if (!view) return; // refused: the error says why, nothing changed
+  a.stack.push(view);
+  S.record.moves.push(view.move);
+  $("assist-entry").value = "";
+  showAssisted(view);
 }
 
 init().catch(showError);

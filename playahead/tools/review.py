@@ -1,0 +1,383 @@
+"""``playahead review GAME_FILE``: was each move the best? A move-by-move review.
+
+Every position of a game file (:mod:`playahead.tools.gamefile`) is analysed by a
+planner (``--agent``; by default the search ``playahead hint`` uses, with the same
+budgets: :func:`playahead.tools.hint.default_agent` within
+:func:`~playahead.tools.games.capped_budget`), in the order of the game, by one
+planner, as ``watch`` and ``play`` run it. A game that playahead's default played is
+therefore reviewed with the values it played by: zero loss on every move.
+
+For each move: the move played and its value, the best move and its value, the
+**loss** (best value - played value, for the player who moved), and a mark:
+
+* Threes and 2048, by the loss as a share of the best move's value:
+  **inaccuracy** from 1% (:data:`TILE_MARKS`), **mistake** from 3%, **blunder** from
+  10%. The values are the planner's: expected final scores for the default on Threes,
+  a heuristic value for the default on 2048 (``monotonic`` leaves).
+* Tic-tac-toe, Connect Four, Nim, Chips (values: the game's value for the mover from
+  the solver, +1 won, 0 drawn, -1 lost), by the change of value
+  (:data:`DUEL_MARKS`): a move that changes the result (won to drawn, drawn to lost:
+  1; won to lost: 2) is a **blunder**; a search that does not solve the position
+  gives values in between, where a loss from 0.3 is a **mistake** and from 0.1 an
+  **inaccuracy**.
+
+The summary: accuracy (the share of moves that were the best: loss 0), total and mean
+loss, the number of each mark, and the three costliest moves with their boards.
+``--json`` prints one object (``moves``: ``played``, ``best``, ``played_value``,
+``best_value``, ``loss``, ``mark``, every legal move's value; ``summary``);
+``--plot FILE`` draws the evaluation graph (matplotlib).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from playahead.tools import gamefile
+from playahead.tools.games import format_value, get_game, strip_ansi, value_unit
+
+#: Where a tile game's move gets a mark: its loss as a share of the best move's value.
+TILE_MARKS = (("blunder", 0.10), ("mistake", 0.03), ("inaccuracy", 0.01))
+#: Where a two-player game's move gets a mark: its loss of the game's value.
+DUEL_MARKS = (("blunder", 1.0), ("mistake", 0.3), ("inaccuracy", 0.1))
+PLURALS = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}
+#: Value kinds that are not values of the moves (a review cannot weigh them).
+NOT_VALUES = ("probability", "policy")
+#: A loss below this (in the values' units) counts as none: two moves of equal value.
+TOLERANCE = 1e-9
+#: The tool named in an error about a spec over its cap.
+WHERE = "playahead review"
+
+
+@dataclasses.dataclass(frozen=True)
+class MoveReview:
+    """One move of a review.
+
+    Attributes:
+        number: the move's number, from 1.
+        player: who moved (0 in one-player games).
+        played, best: the moves' names (``"left"``, ``"cell 4"``).
+        played_value, best_value: their values, for the player who moved.
+        loss: ``best_value - played_value`` (0 when the move was the best).
+        mark: ``"inaccuracy"``, ``"mistake"``, ``"blunder"`` or ``""``.
+        values: every legal move's value, by name.
+    """
+
+    number: int
+    player: int
+    played: str
+    best: str
+    played_value: float
+    best_value: float
+    loss: float
+    mark: str
+    values: dict[str, float]
+
+
+@dataclasses.dataclass
+class Review:
+    """What :func:`review` returns: the moves, and what they add up to."""
+
+    game_file: gamefile.GameFile
+    agent: str
+    value_kind: str
+    moves: list[MoveReview]
+    states: list
+
+    @property
+    def unit(self) -> str:
+        """What the values are, e.g. ``"expected final score"``."""
+        return value_unit(self.value_kind)
+
+    def summary(self) -> dict[str, Any]:
+        """``moves``, ``accuracy`` (share of moves with no loss), ``total_loss``,
+        ``mean_loss``, ``marks`` (count of each) and ``costliest`` (the three moves
+        that lost most: number and board)."""
+        losses = np.array([m.loss for m in self.moves])
+        best = int(np.sum(losses <= TOLERANCE))
+        marks = {name: 0 for name, _ in TILE_MARKS}
+        for m in self.moves:
+            if m.mark:
+                marks[m.mark] += 1
+        order = sorted(self.moves, key=lambda m: -m.loss)[:3]
+        costliest = [
+            {"number": m.number, "loss": m.loss, "board": self.board(m.number)}
+            for m in order
+            if m.loss > TOLERANCE
+        ]
+        return {
+            "moves": len(self.moves),
+            "best_moves": best,
+            "accuracy": best / len(self.moves),
+            "total_loss": float(losses.sum()),
+            "mean_loss": float(losses.mean()),
+            "marks": marks,
+            "costliest": costliest,
+        }
+
+    def board(self, number: int) -> str:
+        """The board before move ``number`` (from 1), as text."""
+        env = gamefile.position_env(self.game_file, self.states[number - 1])
+        return strip_ansi(env.render()).rstrip("\n")
+
+    def to_json(self) -> dict[str, Any]:
+        """One object: the game, the agent, the unit, ``moves`` and ``summary``."""
+        return {
+            "game": self.game_file.game,
+            "env": self.game_file.env_id,
+            "agent": self.agent,
+            "value_kind": self.value_kind,
+            "unit": self.unit,
+            "marks": thresholds(self.game_file.game),
+            "moves": [dataclasses.asdict(m) for m in self.moves],
+            "summary": self.summary(),
+        }
+
+    def __str__(self) -> str:
+        kind = self.value_kind
+        rows = [
+            (
+                str(m.number),
+                m.played,
+                format_value(m.played_value, kind),
+                m.best,
+                format_value(m.best_value, kind),
+                format_value(m.loss, kind) if m.loss > TOLERANCE else "0",
+                m.mark,
+            )
+            for m in self.moves
+        ]
+        head = ("move", "played", "value", "best", "value", "loss", "mark")
+        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(7)]
+        right = {0, 2, 4, 5}
+
+        def line(row):
+            cells = [
+                c.rjust(w) if i in right else c.ljust(w)
+                for i, (c, w) in enumerate(zip(row, widths, strict=True))
+            ]
+            return "  ".join(cells).rstrip()
+
+        n = len(self.moves)
+        lines = [
+            f"review of a {self.game_file.game} game of {n} move{'s' * (n != 1)} by "
+            f"{self.agent}; "
+            f"values: {self.unit}",
+            line(head),
+            *(line(r) for r in rows),
+        ]
+        s = self.summary()
+        counts = ", ".join(
+            f"{v} {PLURALS[k] if v != 1 else k}" for k, v in s["marks"].items()
+        )
+        lines += [
+            "",
+            f"accuracy {s['accuracy']:.1%} ({s['best_moves']} of {n} moves the best); "
+            f"loss: total {format_value(s['total_loss'], kind)}, mean "
+            f"{format_value(s['mean_loss'], kind)} a move; {counts}",
+        ]
+        by_number = {m.number: m for m in self.moves}
+        for i, c in enumerate(s["costliest"]):
+            m = by_number[c["number"]]
+            if i == 0:
+                lines.append("the costliest moves:")
+            lines.append(
+                f"move {m.number}: {m.played} ({format_value(m.played_value, kind)}) "
+                f"instead of {m.best} ({format_value(m.best_value, kind)}), loss "
+                f"{format_value(m.loss, kind)}{f' ({m.mark})' if m.mark else ''}"
+            )
+            lines.append(c["board"])
+        return "\n".join(lines)
+
+
+def thresholds(game: str) -> dict[str, Any]:
+    """The marks of ``game``'s moves: what the loss is measured against and where
+    each mark starts."""
+    if get_game(game).num_players == 1:
+        return {"loss_of": "share of the best value", **dict(TILE_MARKS)}
+    return {"loss_of": "game value (+1 won, 0 drawn, -1 lost)", **dict(DUEL_MARKS)}
+
+
+def mark(game: str, loss: float, best_value: float) -> str:
+    """The mark of a move that lost ``loss`` where the best move was worth
+    ``best_value`` (see the module docstring)."""
+    if loss <= TOLERANCE:
+        return ""
+    one_player = get_game(game).num_players == 1
+    size = loss / max(abs(best_value), TOLERANCE) if one_player else loss
+    marks = TILE_MARKS if one_player else DUEL_MARKS
+    return next((name for name, start in marks if size >= start - TOLERANCE), "")
+
+
+def review_agent(game: str, agent: str | None = None, seed: int = 0):
+    """The planner a review uses: ``agent`` (default: :func:`hint`'s), within the
+    caps ``hint`` applies; returns ``(spec, planner)``.
+
+    Raises:
+        ValueError: unknown agent, a budget over its cap, or no ``analyze()``.
+    """
+    from playahead.tools.games import build_capped_agent
+    from playahead.tools.hint import default_agent
+
+    spec = agent or default_agent(get_game(game).name)
+    planner = build_capped_agent(spec, seed, WHERE)
+    if not callable(getattr(planner, "analyze", None)):
+        raise ValueError(f"agent {spec!r} cannot analyze positions (no analyze())")
+    return spec, planner
+
+
+def review(
+    game_file: gamefile.GameFile,
+    agent: str | None = None,
+    *,
+    seed: int = 0,
+    progress: bool = False,
+) -> Review:
+    """Review every move of ``game_file`` (see the module docstring).
+
+    Args:
+        game_file: a game (from :func:`playahead.tools.gamefile.load`).
+        agent: a planner spec with ``analyze()`` (default: ``hint``'s).
+        seed: the planner's seed.
+        progress: show a progress bar on standard error (tqdm; only on a terminal).
+
+    Raises:
+        ValueError: a game with no moves, a game that does not replay, or an agent
+            that cannot analyze.
+    """
+    from tqdm.auto import tqdm
+
+    if not game_file.moves:
+        raise ValueError("the game has no moves to review")
+    states = gamefile.replay(game_file)
+    spec, planner = review_agent(game_file.game, agent, seed)
+    env = gamefile.new_env(game_file)
+    base = env.unwrapped
+    moves, kind = [], ""
+    bar = tqdm(
+        total=len(game_file.moves),
+        desc="review",
+        unit="move",
+        disable=None if progress else True,
+        file=sys.stderr,
+    )
+    with bar:
+        for i, move in enumerate(game_file.moves):
+            base.restore_state(states[i])
+            player = int(getattr(base, "current_player", 0))
+            analysis = planner.analyze(env)
+            kind = analysis.value_kind
+            if kind in NOT_VALUES:
+                raise ValueError(
+                    f"agent {spec!r} gives {value_unit(kind)}s, not values of the "
+                    "moves: review needs a planner (expectimax, mcts, mc, minimax)"
+                )
+            moves.append(move_review(game_file.game, i + 1, player, move, analysis))
+            bar.update()
+    return Review(game_file, spec, kind, moves, states)
+
+
+def move_review(
+    game: str, number: int, player: int, move: dict, analysis
+) -> MoveReview:
+    """The review of ``move`` (a game file's move dict, number ``number``, played by
+    ``player``) from an analysis of the position before it."""
+    values = {gamefile.move_name(game, a): v for a, v in analysis.ranked()}
+    action = move["action"]
+    played_value = float(analysis.values[action])
+    best_action = max(
+        (a for a, _ in analysis.ranked()),
+        key=lambda a: (float(analysis.values[a]), a == analysis.action),
+    )
+    best_value = float(analysis.values[best_action])
+    loss = max(best_value - played_value, 0.0)
+    if loss <= TOLERANCE:
+        loss, best_action = 0.0, action
+    return MoveReview(
+        number,
+        player,
+        gamefile.move_name(game, action),
+        gamefile.move_name(game, best_action),
+        played_value,
+        best_value,
+        loss,
+        mark(game, loss, best_value),
+        values,
+    )
+
+
+def plot(result: Review, path: str | Path) -> Path:
+    """Draw the evaluation graph of ``result`` to ``path`` (PNG, SVG or PDF, by its
+    suffix): the best move's value at each move (for player 0 in two-player games),
+    the played move's value, and the marked moves."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    two = get_game(result.game_file.game).num_players == 2
+    sign = np.array([-1.0 if two and m.player else 1.0 for m in result.moves])
+    x = np.array([m.number for m in result.moves])
+    best = np.array([m.best_value for m in result.moves]) * sign
+    played = np.array([m.played_value for m in result.moves]) * sign
+    fig, ax = plt.subplots(figsize=(9, 3.6), layout="constrained")
+    ax.plot(x, best, color="tab:blue", lw=1.2, label="best move")
+    ax.plot(x, played, color="tab:orange", lw=0.8, alpha=0.8, label="move played")
+    colors = {"inaccuracy": "gold", "mistake": "darkorange", "blunder": "red"}
+    for name, color in colors.items():
+        where = [i for i, m in enumerate(result.moves) if m.mark == name]
+        if where:
+            ax.scatter(x[where], played[where], s=18, color=color, label=name, zorder=3)
+    ax.set_xlabel("move")
+    unit = result.unit + (" (player 0)" if two else "")
+    ax.set_ylabel(unit)
+    ax.set_title(f"{result.game_file.game}: {result.agent}")
+    ax.legend(loc="best", fontsize="small")
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+# ----------------------------------------------------------------- the command
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``playahead review``."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = (
+        "marks: Threes and 2048 by the loss as a share of the best value "
+        "(inaccuracy 1%, mistake 3%, blunder 10%); two-player games by the loss of "
+        "game value (blunder: the result changed)"
+    )
+    parser.add_argument(
+        "game_file", type=Path, help="a game file (playahead-game JSON)"
+    )
+    parser.add_argument(
+        "--agent",
+        help="planner spec with analyze() (default: the search playahead hint uses)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the planner's seed")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--plot", type=Path, help="write the evaluation graph here")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``playahead review``."""
+    game_file = gamefile.load(args.game_file)
+    result = review(game_file, args.agent, seed=args.seed, progress=True)
+    if args.plot is not None:
+        plot(result, args.plot)
+    if args.json:
+        json.dump(result.to_json(), sys.stdout, indent=1)
+        print()
+    else:
+        print(result)
+    return 0

@@ -1,0 +1,154 @@
+"""``playahead assist``: entries through standard input, undo, refused entries, the
+game file after every move (resumed after ``kill -9``), and the keys typed per move."""
+
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from playahead.tools import assist, gamefile, watch
+
+BOARD = "1 2 0 3 / 0 6 0 0 / 0 0 3 0 / 2 0 0 1"
+#: Fast searches, so the tests stay quick (values are not the point here).
+AGENTS = {
+    "threes": "expectimax:depth=1,evaluator=features",
+    "2048": "expectimax:depth=1",
+}
+AGENT = AGENTS["threes"]
+
+
+def _run(args, lines, cwd):
+    return subprocess.run(
+        [sys.executable, "-m", "playahead", "assist", *args],
+        input="".join(f"{line}\n" for line in lines),
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=os.environ | {"PYTHONPATH": os.getcwd()},
+        timeout=300,
+    )
+
+
+def _helper(deck=None):
+    from playahead.tools.positions import position
+
+    env, _ = position("threes", BOARD, 2, deck=deck)
+    start = gamefile.GameFile("threes", {}, gamefile.start_of(env), [], None, [])
+    return assist.Assistant(start, AGENT)
+
+
+def test_threes_entries_move_the_board_and_count_the_deck():
+    helper = _helper()
+    screen = helper.enter("h12")  # left; the 2 came in on row 1; the next card: 2
+    assert helper.game_file.moves == [{"action": 3, "line": 0, "card": 2, "next": 2}]
+    assert "1s/2s/3s 4/2/4" in screen
+    assert helper.env.unwrapped.board[0].tolist() == [3, 0, 3, 2]
+
+
+def test_a_contradicting_entry_changes_nothing():
+    helper = _helper()
+    before = helper.env.unwrapped.clone_state()
+    for entry, why in (
+        ("h9", "is not [line"),
+        ("k22", "line 2 did not move"),  # up: column 2 (2 over 6) stays
+        ("h1 2=6", "the preview said 2"),
+        ("h1+", "bonus card comes only once"),
+        ("up up", "is not [line"),
+    ):
+        line = helper.enter(entry)
+        assert why in line and "\n" not in line
+        assert helper.env.unwrapped.clone_state() == before
+        assert helper.game_file.moves == []
+
+
+def test_the_deck_count_rules_out_a_card_it_has_none_of():
+    helper = _helper(deck="4,0,4")
+    line = helper.enter("h12")
+    assert line.startswith("not taken") and "has no 2 left" in line
+    assert not helper.enter("h11").startswith("not taken")
+    assert "1s/2s/3s 3/0/4" in helper.screen()
+
+
+def test_undo_takes_back_the_last_move():
+    helper = _helper()
+    start = helper.env.unwrapped.clone_state()
+    helper.enter("h12")
+    helper.enter("u")
+    assert helper.env.unwrapped.clone_state() == start and not helper.game_file.moves
+    assert helper.enter("u") == "nothing to undo"
+
+
+def test_2048_cells_are_keys_laid_out_like_the_board():
+    from playahead.tools.positions import position
+
+    env, _ = position("2048", "2 2 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 4")
+    start = gamefile.GameFile("2048", {}, gamefile.start_of(env), [], None, [])
+    helper = assist.Assistant(start, AGENTS["2048"])
+    helper.enter("hv4")  # left; a 4 at the bottom right
+    assert helper.game_file.moves == [{"action": 3, "cell": 15, "tile": 4}]
+    assert helper.env.unwrapped.board.tolist()[0] == [4, 0, 0, 0]
+    line = helper.enter("h1")  # row 1, column 1 is taken after the move: refused
+    assert "not empty after the move" in line
+
+
+def test_stdin_drives_assist_and_kill_9_loses_nothing(tmp_path):
+    recorded = _recorded("threes", 6, tmp_path / "recorded.json")
+    entries = list(assist.entries(recorded, AGENT))
+    path = gamefile.save(dataclasses.replace(recorded, moves=[]), tmp_path / "g.json")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "playahead", "assist", "threes", "--resume", str(path)]
+        + ["--agent", AGENT],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=os.environ | {"PYTHONPATH": os.getcwd()},
+    )
+    proc.stdin.write(f"{entries[0]}\n{entries[1]}\n")
+    proc.stdin.flush()
+    deadline = time.monotonic() + 120
+    while len(gamefile.load(path, empty_ok=True).moves) < 2:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert gamefile.load(path).moves == recorded.moves[:2]
+    steps = [entries[2], "x", "u", entries[2], *entries[3:]]
+    result = _run(["threes", "--resume", str(path), "--agent", AGENT], steps, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("not taken") == 1
+    assert gamefile.load(path).moves == recorded.moves
+
+
+def _recorded(game, moves, path, seed=11):
+    agent = AGENTS[game]
+    for _ in watch.frames(game, agent, seed=seed, max_moves=moves, save=path):
+        pass
+    return gamefile.load(path)
+
+
+def test_resume_refuses_a_bad_file_in_one_line(tmp_path):
+    path = tmp_path / "g.json"
+    path.write_text('{"format": "playahead-game", "version": 1, "mo')
+    result = _run(["threes", "--resume", str(path)], [], tmp_path)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and "truncated" in result.stderr
+
+
+@pytest.mark.parametrize(("game", "most"), [("threes", 4.0), ("2048", 3.0)])
+def test_keys_per_move_of_a_recorded_game(tmp_path, game, most):
+    """A 300-move game of the suggested moves, replayed through assist's entries:
+    the same game, in at most ``most`` keys a move on average (Enter included)."""
+    recorded = _recorded(game, 300, tmp_path / "g.json")
+    start = gamefile.GameFile(game, {}, recorded.start, [], None, [])
+    helper = assist.Assistant(start, AGENTS[game])
+    typed = 0
+    for entry in assist.entries(recorded, AGENTS[game]):
+        assert not helper.enter(entry).startswith("not taken")
+        typed += len(entry) + 1
+    assert helper.game_file.moves == recorded.moves
+    assert typed / len(recorded.moves) <= most
