@@ -46,7 +46,7 @@ def test_encoder_benchmark_measures_every_encoder_against_the_default():
     import pytest
 
     pytest.importorskip("torch")
-    from benchmarks import bench_encoders
+    from benchmarks.speed import bench_encoders
 
     rates = bench_encoders.measure(batch=8, steps=1, rounds=1)
     assert list(rates) == ["default", *bench_encoders.ENCODERS]

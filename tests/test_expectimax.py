@@ -15,7 +15,7 @@ from playahead.games import threes, twenty48
 from playahead.planners import _expectimax_kernels as kernels
 from playahead.planners.evaluators import evaluate, get_evaluator
 from playahead.planners.expectimax import LEARNED_AUTO, ExpectimaxAgent
-from tests import naive_expectimax as naive
+from benchmarks.speed import naive_expectimax as naive
 
 
 def env_2048(faces, score=0):

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from benchmarks import strength
+from benchmarks.records import strength
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from benchmarks import strength
+from benchmarks.records import strength
 from tests.test_expectimax_clocks import fast_clocks
 
 

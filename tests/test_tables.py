@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from benchmarks import tables
+from benchmarks.tables import generate as tables
 
 
 def test_every_generated_table_on_the_pages_equals_its_records():
@@ -57,7 +57,7 @@ def test_a_changed_record_makes_its_table_stale(tmp_path, monkeypatch):
     greedy["mean"] += 1000
     record.write_text(json.dumps(data))
     monkeypatch.setattr(tables, "RESULTS", results)
-    monkeypatch.setattr("benchmarks.comparison.RESULTS", results / "comparison")
+    monkeypatch.setattr("benchmarks.records.comparison.RESULTS", results / "comparison")
     assert "README.md: table headline" in tables.stale(tmp_path)
     assert "docs/results.md: table comparison-2048" in tables.stale(tmp_path)
 

@@ -12,7 +12,7 @@ import playahead  # noqa: F401  (registers the ids)
 from playahead.envs.checks import check_game_env
 from playahead.envs.tiles import ThreesState, Twenty48State
 from playahead.games import threes
-from tests import reference as ref
+from benchmarks.speed import reference as ref
 
 TILE_IDS = ["2048-v0", "Threes-v0"]
 

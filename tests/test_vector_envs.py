@@ -6,7 +6,7 @@ import pytest
 
 import playahead  # noqa: F401
 from playahead.envs.tiles import ThreesState, Twenty48State
-from tests import reference as ref
+from benchmarks.speed import reference as ref
 
 IDS = ["2048-v0", "Threes-v0"]
 

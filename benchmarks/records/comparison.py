@@ -22,7 +22,7 @@ Resuming from the committed record: a run first reads the committed ``<env>.json
 If it holds the same number of games per agent and the same seed as asked, an agent
 whose games it holds is kept, not replayed: when its fingerprint there (``identities``:
 spec -> ``{"identity", "fingerprint"}``, the agent's resolved options, playahead's
-version and the sha256 of a net it loads, as :mod:`benchmarks.strength` records them)
+version and the sha256 of a net it loads, as :mod:`benchmarks.records.strength` records them)
 is today's agent's; when its run directory is absent on this machine, so that no
 fingerprint can be computed (then its committed training cost is kept too, and the run
 says so); and when the record names no fingerprint for it (a file written before
@@ -47,7 +47,7 @@ from pathlib import Path
 
 from benchmarks.common import evaluate_command, record_identity
 
-RESULTS = Path(__file__).parent / "results" / "comparison"
+RESULTS = Path(__file__).resolve().parent.parent / "results" / "comparison"
 STORES = Path("runs") / "comparison"
 #: Bootstrap resamples of every interval (the evaluator's default).
 N_RESAMPLES = 2000

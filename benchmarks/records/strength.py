@@ -42,9 +42,9 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import evaluate_command, record_identity
-from benchmarks.comparison import THREES_TUNED, TRAIN_THREES_SPLIT, TRAIN_THREES_TUNED
+from benchmarks.records.comparison import THREES_TUNED, TRAIN_THREES_SPLIT, TRAIN_THREES_TUNED
 
-RESULTS = Path(__file__).parent / "results"
+RESULTS = Path(__file__).resolve().parent.parent / "results" / "strength"
 STORES = Path("runs") / "strength"
 
 
@@ -80,7 +80,7 @@ _BUILD_THREES_TUNED = f"{_BUILD_THREES_NET}; {TRAIN_THREES_SPLIT}; {TRAIN_THREES
 #: is re-recorded by ``python -m benchmarks strength --setting NAME --every 1``.
 SETTINGS: dict[str, Setting] = {
     # the default: expectimax over the shipped n-tuple net (LEARNED_AUTO), its record
-    # played as this setting over the net of phase 9 (ntuple-threes-v2/phase9/)
+    # played as this setting over the net of phase 9 (ntuple-threes-staged/stage6144-to-10150k/)
     "threes-default": Setting("Threes-v0", "expectimax", 500),
     # the default before the cut-off study: automatic depth 3 .. 4 at 1e-4
     "threes-d4-cut1e-4": Setting(
@@ -149,7 +149,7 @@ SETTINGS: dict[str, Setting] = {
         "Threes-v0", f"ntuple:path={THREES_TUNED}", 200, build=_BUILD_THREES_TUNED
     ),
     # the n-tuple net playahead ships (evaluator=ntuple: playahead/data, built as in
-    # benchmarks/results/ntuple-threes-v2/) against features at the same searches
+    # benchmarks/results/ntuple-threes-staged/) against features at the same searches
     "threes-ntuple-d2-cut1e-2": Setting(
         "Threes-v0", "expectimax:depth=2,prob_cutoff=0.01,evaluator=ntuple", 100
     ),
@@ -263,7 +263,7 @@ def committed(name: str, setting: Setting, results: Path = RESULTS):
     when there is nothing to say)."""
     from playahead.evaluate.store import fingerprint, identity_difference
 
-    path = results / f"strength-{name}.json"
+    path = results / f"{name}.json"
     if not path.is_file():
         return {}, None
     data = json.loads(path.read_text())
@@ -439,8 +439,8 @@ def _write(name, setting, n, store, results, kept=None) -> dict:
         "games": games,
     }
     results.mkdir(parents=True, exist_ok=True)
-    (results / f"strength-{name}.json").write_text(json.dumps(result, indent=1) + "\n")
-    (results / f"strength-{name}.md").write_text(markdown(name, result))
+    (results / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")
+    (results / f"{name}.md").write_text(markdown(name, result))
     return result
 
 
@@ -454,7 +454,7 @@ def readme_table(results: Path = RESULTS) -> str:
     head += "| ms/move: mean / p90 / worst |"
     lines = [head, "|---|---|---|---:|---:|---:|---:|---|---:|"]
     for name in SETTINGS:
-        path = results / f"strength-{name}.json"
+        path = results / f"{name}.json"
         if not path.exists():
             continue
         r = json.loads(path.read_text())
@@ -467,7 +467,7 @@ def readme_table(results: Path = RESULTS) -> str:
             f"{s.get('ms_worst_move', float('nan')):.0f}"
         )
         lines.append(
-            f"| [{name}](benchmarks/results/strength-{name}.md) | `{r['agent']}` | "
+            f"| [{name}](benchmarks/results/strength/{name}.md) | `{r['agent']}` | "
             f"{r['env']} | {s['n_games']} | {s['mean']:,.0f} | "
             f"[{s['ci95'][0]:,.0f}, {s['ci95'][1]:,.0f}] | {s['median']:,.0f} | "
             f"{reach} | {ms} |"
@@ -504,7 +504,7 @@ def stamp(name: str, results: Path = RESULTS) -> str:
     from playahead.evaluate.store import fingerprint
 
     setting = SETTINGS[name]
-    path = results / f"strength-{name}.json"
+    path = results / f"{name}.json"
     if not path.is_file():
         raise ValueError(f"no results for {name} ({path})")
     data = json.loads(path.read_text())
@@ -559,7 +559,7 @@ def paired(name: str, other: str, results: Path = RESULTS) -> dict:
 
     files = []
     for key in (name, other):
-        path = results / f"strength-{key}.json"
+        path = results / f"{key}.json"
         if not path.is_file():
             raise ValueError(f"no results for {key} ({path}); play it first")
         files.append(json.loads(path.read_text()))
@@ -616,7 +616,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     if args.readme:  # the strength table now lives in docs/results.md
-        from benchmarks import tables
+        from benchmarks.tables import generate as tables
 
         tables.main([])
         return

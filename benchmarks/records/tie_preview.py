@@ -1,13 +1,13 @@
 """A Threes net whose four preview codes share one set of weights per stage.
 
-    python -m benchmarks.tie_preview RUN_DIR OUT_DIR [--single]
+    python -m benchmarks.records.tie_preview RUN_DIR OUT_DIR [--single]
 
 Copies the checkpoint of ``RUN_DIR`` (a staged Threes net, four preview codes per
 stage: the next card is a 1, 2, 3 or a bonus card) to ``OUT_DIR`` with every code of a
 stage set to the mean of that stage's codes 0-2 (the basic cards; the bonus code is
 trained on few games). The result values an afterstate alike whatever card comes
 next, as threes-meadow-ai's net does: a measure of what the preview index is worth
-in a trained net (``benchmarks/results/ntuple-threes-v2/phase3/README.md``).
+in a trained net (``benchmarks/results/ntuple-threes-staged/training-steps/README.md``).
 
 ``--single`` writes that mean as a net without the preview index (one code per stage,
 ``"preview": false``; the temporal-coherence accumulators, if the run has them,

@@ -10,7 +10,7 @@ depth-1 expectimax): the compiled search's nodes/s and mean time per decision at
 compiled Threes search at its default depth, over the shipped net. A node is a
 position reached by a legal move, counted the same way in both searches.
 
-``python -m benchmarks.bench_expectimax --games 3 --game 2048`` also plays whole games
+``python -m benchmarks.speed.bench_expectimax --games 3 --game 2048`` also plays whole games
 with the default agent and prints score, largest tile and time per move (minutes).
 """
 
@@ -27,7 +27,7 @@ import playahead  # noqa: F401
 from benchmarks.common import Report, sampled_states
 from playahead.games import twenty48
 from playahead.planners.expectimax import ExpectimaxAgent
-from tests import naive_expectimax as naive
+from benchmarks.speed import naive_expectimax as naive
 
 
 def positions(env_id: str, n: int, every: int = 40) -> list:

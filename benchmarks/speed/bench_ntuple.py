@@ -28,7 +28,7 @@ seconds of the child process. ``--ablation GAMES`` trains TD(0), +TC, +lambda an
 ``--record DIR`` writes ``curve-<games>.json`` and ``ablation-<games>.json``.
 
 Run: ``python -m benchmarks ntuple`` (a 1,000-game curve and the update rate) or
-``python -m benchmarks.bench_ntuple [--games 200] [--repeats 3] [--warmup 5000 | --start
+``python -m benchmarks.speed.bench_ntuple [--games 200] [--repeats 3] [--warmup 5000 | --start
 DIR] [--curve-games N --curve-every K --curve-eval M] [--ziap DIR] [--ablation N]
 [--record DIR]``.
 """
@@ -355,7 +355,7 @@ def main(argv: list[str] | None = None) -> Report:
     parser.add_argument("--runs", default=None, help="directory for the training runs")
     args = parser.parse_args([] if argv is None else argv)
     runs = Path(args.runs or tempfile.mkdtemp(prefix="bench-ntuple-"))
-    command = "python -m benchmarks.bench_ntuple " + shlex.join(
+    command = "python -m benchmarks.speed.bench_ntuple " + shlex.join(
         "ZIAP_DIR" if prev == "--ziap" else a
         for prev, a in zip(["", *(argv or [])], argv or [], strict=False)
         if prev not in ("--runs", "--record") and a not in ("--runs", "--record")

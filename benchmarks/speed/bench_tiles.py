@@ -21,7 +21,7 @@ import numpy as np
 import playahead  # noqa: F401
 from benchmarks.common import Report, interleaved, timed
 from playahead.games import _board64, threes, twenty48
-from tests import reference as ref
+from benchmarks.speed import reference as ref
 
 
 @nb.njit

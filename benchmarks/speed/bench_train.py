@@ -13,7 +13,7 @@ collection alone, and the ratios (target: >= 2x on the whole). gymnasium-2048 is
 optional ``bench`` extra; it pins an older gymnasium, so install it with
 ``pip install --no-deps gymnasium-2048 pygame``.
 
-Run: ``python benchmarks/bench_train.py [--steps 8192] [--n-envs 64]`` (about a
+Run: ``python benchmarks/speed/bench_train.py [--steps 8192] [--n-envs 64]`` (about a
 minute and a half with the defaults on a 2-core machine).
 """
 

@@ -7,7 +7,7 @@ A generated table sits in its page between ``<!-- table:NAME -->`` and
 ``<!-- /table:NAME -->``; :data:`TABLES` says how each NAME is rendered, from which
 files under ``benchmarks/results/`` (the strength files, ``comparison/``, ``readme/``,
 ``deeprl/``, ``leaves/``, ``ntuple-*/``). The strength and comparison tables are the
-renderers of :mod:`benchmarks.strength` and :mod:`benchmarks.comparison`. A page links a
+renderers of :mod:`benchmarks.records.strength` and :mod:`benchmarks.records.comparison`. A page links a
 record where GitHub can follow the link (the README); the docs name it as a path.
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 PAGES = ("README.md", "docs/results.md", "docs/speed.md")
 MARKER = re.compile(
@@ -215,10 +215,10 @@ def headline(link: Callable[[str, str], str]) -> str:
 
 
 def comparison_table(env: str) -> Callable[[Callable], str]:
-    """The full comparison table of ``env`` (:func:`benchmarks.comparison.markdown`)."""
+    """The full comparison table of ``env`` (:func:`benchmarks.records.comparison.markdown`)."""
 
     def render(link):
-        from benchmarks import comparison
+        from benchmarks.records import comparison
 
         data = _load(f"comparison/{env}.json")
         specs = {a["spec"] for a in data["agents"]}
@@ -229,10 +229,10 @@ def comparison_table(env: str) -> Callable[[Callable], str]:
 
 
 def demo(link) -> str:
-    """The demo's record: ``readme/demo-2048.json`` (``playahead demo --record``)."""
+    """The demo's record: ``head-to-head/demo-2048.json`` (``playahead demo --record``)."""
     from playahead.tools.demo import label
 
-    data = _load("readme/demo-2048.json")
+    data = _load("head-to-head/demo-2048.json")
     labels = {a["spec"]: label(a["spec"]) for a in data["agents"]}
     t = data.get("training", {})
     cost = []
@@ -275,7 +275,7 @@ def pair_matrix(data: dict, rows: list[str], cols: list[str], labels: dict) -> s
 
 
 def eval_2048(link) -> str:
-    data = _load("readme/eval-2048.json")
+    data = _load("head-to-head/eval-2048.json")
     labels = {
         "mc:n_rollouts=50": "mc, 50 rollouts per decision",
         "mc:n_rollouts=200": "mc, 200 rollouts per decision",
@@ -400,14 +400,14 @@ def ntuple_2048(link) -> str:
 
 
 def strength(link) -> str:
-    """:func:`benchmarks.strength.readme_table`, records named as paths."""
-    from benchmarks import strength as s
+    """:func:`benchmarks.records.strength.readme_table`, records named as paths."""
+    from benchmarks.records import strength as s
 
-    table = s.readme_table(RESULTS)
+    table = s.readme_table(RESULTS / "strength")
     return re.sub(r"\[([^\]]+)\]\(benchmarks/results/[^)]+\)", r"\1", table)
 
 
-#: Settings compared on the games both played (:func:`benchmarks.strength.paired`);
+#: Settings compared on the games both played (:func:`benchmarks.records.strength.paired`);
 #: a pair whose records are not (yet) there is left out.
 STRENGTH_PAIRS = [
     ("threes-default", "threes-d4-cut1e-4"),
@@ -433,13 +433,13 @@ STRENGTH_PAIRS = [
 
 
 def strength_paired(link) -> str:
-    from benchmarks import strength as s
+    from benchmarks.records import strength as s
 
     rows = []
     for a, b in STRENGTH_PAIRS:
-        if not all((RESULTS / f"strength-{x}.json").is_file() for x in (a, b)):
+        if not all((RESULTS / "strength" / f"{x}.json").is_file() for x in (a, b)):
             continue  # a setting not (yet) recorded has no row, as in the table above
-        p = s.paired(a, b, RESULTS)
+        p = s.paired(a, b, RESULTS / "strength")
         rows.append(
             [
                 a,
@@ -459,7 +459,7 @@ def strength_paired(link) -> str:
 
 def cutoffs(link) -> str:
     """The table of ``threes-cutoffs.md`` (``python -m benchmarks cutoffs``)."""
-    text = (RESULTS / "threes-cutoffs.md").read_text()
+    text = (RESULTS / "cutoffs" / "threes-cutoffs.md").read_text()
     return "\n".join(x for x in text.splitlines() if x.startswith("|"))
 
 
@@ -470,7 +470,7 @@ def tictactoe(link) -> str:
         "mcts:n_simulations=50": "mcts, 50 simulations",
         "ppo:path=runs/ttt-ppo-random/model.zip": "PPO trained against random",
     }
-    return elo_table(_load("readme/eval-tictactoe.json"), labels, "minimax")
+    return elo_table(_load("head-to-head/eval-tictactoe.json"), labels, "minimax")
 
 
 def connectfour(link) -> str:
@@ -479,7 +479,7 @@ def connectfour(link) -> str:
         "ppo:path=runs/c4-ppo/model.zip": "PPO, 300k steps against random",
     }
     return elo_table(
-        _load("readme/eval-connectfour.json"), labels, "mcts:n_simulations=200"
+        _load("head-to-head/eval-connectfour.json"), labels, "mcts:n_simulations=200"
     )
 
 
@@ -510,7 +510,7 @@ def ntuple_fused(link) -> str:
     return _table(head, [r[: len(head)] for r in rows], right_from=2)
 
 
-#: The Threes net's training steps (``ntuple-threes-v2/phase3/``, each file a
+#: The Threes net's training steps (``ntuple-threes-staged/training-steps/``, each file a
 #: ``playahead evaluate --json`` record of the net of that step on the same seeded
 #: games): (file, step, the file it is compared with on the same games, or None).
 THREES_NET_STEPS = [
@@ -645,7 +645,7 @@ def threes_net_steps(link) -> str:
     the same seeded games, and the paired difference with the step before."""
     from playahead.evaluate.stats import paired_difference
 
-    folder = "ntuple-threes-v2/phase3"
+    folder = "ntuple-threes-staged/training-steps"
     head = ["net", "search", "games", "mean", "95% CI", "3072", "6144", "ms/move"]
     head.append("vs the row named, paired")
     rows, names = [], {}
@@ -678,35 +678,35 @@ def threes_net_steps(link) -> str:
 
 
 #: Searches on the strength benchmark's first games, paired with the default's
-#: record over the net shipped before (``ntuple-threes-v2/phase3/``, a copy of
+#: record over the net shipped before (``ntuple-threes-staged/training-steps/``, a copy of
 #: ``strength-threes-default.json`` as it stood then): (record there, label).
 THREES_DEFAULT_SEARCHES = [
     ("search-d5-cut7e-3-seed0.json", "depth 5, cut-off 0.007, the same net"),
 ]
 #: The default's record over the net shipped before (7,022,000 games).
-THREES_DEFAULT_BEFORE = "ntuple-threes-v2/phase3/default-7022k-seed0.json"
+THREES_DEFAULT_BEFORE = "ntuple-threes-staged/training-steps/default-7022k-seed0.json"
 #: The default's records between that one and today's, in the order they were the
 #: default: (record, its row's label, its name in the paired rows).
 THREES_DEFAULT_LATER = [
     (
-        f"ntuple-threes-v2/phase{phase}/default-{games}k-seed0.json",
+        f"ntuple-threes-staged/{phase}/default-{games}k-seed0.json",
         f"the default over {net}: the same search",
         f"the default over {net}",
     )
     for phase, games, net in [
-        (4, 7550, "the net of 7,550,000 games"),
-        (5, 8150, "the net of 8,150,000 games"),
-        (7, 9150, "the net of 9,150,000 games"),
+        ("stage6144-to-8150k", 7550, "the net of 7,550,000 games"),
+        ("stage6144-to-9150k", 8150, "the net of 8,150,000 games"),
+        ("cutoff-from-3072", 9150, "the net of 9,150,000 games"),
     ]
 ] + [
     (
-        "ntuple-threes-v2/phase8/default-late5e-3-seed0.json",
+        "ntuple-threes-staged/cutoff-from-6144/default-late5e-3-seed0.json",
         "the default of phase 7: the same net, a 0.005 cut-off once a 3072 is on "
         "the board",
         "the default of phase 7",
     ),
     (
-        "ntuple-threes-v2/phase9/default-9150k-seed0.json",
+        "ntuple-threes-staged/stage6144-to-10150k/default-9150k-seed0.json",
         "the default of phase 8: the same net, a 0.004 cut-off once a 3072 is on "
         "the board and 0.003 once a 6144 is",
         "the default of phase 8",
@@ -750,7 +750,7 @@ def threes_default_searches(link) -> str:
     head += ["ms/move", "vs the default before, paired"]
     rows = []
     for name, label in THREES_DEFAULT_SEARCHES:
-        agent = _load(f"ntuple-threes-v2/phase3/{name}")["agents"][0]
+        agent = _load(f"ntuple-threes-staged/training-steps/{name}")["agents"][0]
         n = len(agent["scores"])
         base = games[:n]
         assert [g["index"] for g in base] == list(range(n)), "the record's games 0.."
@@ -774,7 +774,7 @@ def threes_default_searches(link) -> str:
                 f"{d:+,.0f} {_ci([dlo, dhi])}",
             ]
         )
-    now = {g["index"]: g for g in _load("strength-threes-default.json")["games"]}
+    now = {g["index"]: g for g in _load("strength/threes-default.json")["games"]}
     common = [g for g in games if g["index"] in now]
     if common:
         row, scores = _record_row(
@@ -802,66 +802,66 @@ def threes_default_searches(link) -> str:
 
 
 #: Searches played on from the position where each of the default's games first
-#: made a 6144 (``ntuple-threes-v2/phase4/``: each file the record of ``python -m
+#: made a 6144 (``ntuple-threes-staged/stage6144-to-8150k/``: each file the record of ``python -m
 #: playahead.ntuple.positions --from-positions``, one row per game, game i from
 #: position i on the same deal): (file, label, the file it is compared with, or None).
 THREES_LATE_GAME: list[tuple[str, str, str | None]] = [
     (
-        "phase4/late-7550k.json",
+        "stage6144-to-8150k/late-7550k.json",
         "the net of 7,550,000 games, the default search",
         None,
     ),
     (
-        "phase4/late-stage6144-8150k.json",
+        "stage6144-to-8150k/late-stage6144-8150k.json",
         "its 6144 stage trained on from 6144 positions, to 8,150,000",
-        "phase4/late-7550k.json",
+        "stage6144-to-8150k/late-7550k.json",
     ),
     (
-        "phase4/late-stage6144-8150k-cut3e-3.json",
+        "stage6144-to-8150k/late-stage6144-8150k-cut3e-3.json",
         "the net of 8,150,000 games, the default search at a 0.003 cut-off",
-        "phase4/late-stage6144-8150k.json",
+        "stage6144-to-8150k/late-stage6144-8150k.json",
     ),
     (
-        "phase5/late-stage6144-9150k.json",
+        "stage6144-to-9150k/late-stage6144-9150k.json",
         "the same 6144 stage trained on to 9,150,000",
-        "phase4/late-stage6144-8150k.json",
+        "stage6144-to-8150k/late-stage6144-8150k.json",
     ),
     (
-        "phase5/late-stage6144-8150k-seed2.json",
+        "stage6144-to-9150k/late-stage6144-8150k-seed2.json",
         "the net of 8,150,000 games, the deals of seed 2",
         None,
     ),
     (
-        "phase5/late-stage6144-9150k-seed2.json",
+        "stage6144-to-9150k/late-stage6144-9150k-seed2.json",
         "the net of 9,150,000 games, the deals of seed 2",
-        "phase5/late-stage6144-8150k-seed2.json",
+        "stage6144-to-9150k/late-stage6144-8150k-seed2.json",
     ),
     (
-        "phase7/late-default-now.json",
+        "cutoff-from-3072/late-default-now.json",
         "the default of phase 7 (row 4's net, a 0.005 cut-off), row 4's deals",
-        "phase5/late-stage6144-9150k.json",
+        "stage6144-to-9150k/late-stage6144-9150k.json",
     ),
     (
-        "phase8/late-window.json",
+        "cutoff-from-6144/late-window.json",
         "row 7's search with an unseen bonus card weighed by the game's draw "
         "(bonus_odds=window), row 4's deals",
-        "phase7/late-default-now.json",
+        "cutoff-from-3072/late-default-now.json",
     ),
     (
-        "phase9/late-depth6.json",
+        "stage6144-to-10150k/late-depth6.json",
         "row 7's search one move deeper (max_depth=6), row 4's deals",
-        "phase7/late-default-now.json",
+        "cutoff-from-3072/late-default-now.json",
     ),
 ]
 
 
 def _played_on(records: list[tuple[str, str, str | None]]):
-    """The records of a play-on table (files under ``ntuple-threes-v2/``), in order:
+    """The records of a play-on table (files under ``ntuple-threes-staged/``), in order:
     ``(row number, label, games, compared)``, ``compared`` the games and number of
     the row named, or None. A compared row holds the same positions and deals."""
     loaded: dict[str, tuple[int, list]] = {}
     for number, (name, label, versus) in enumerate(records, 1):
-        games = _load(f"ntuple-threes-v2/{name}")["games"]
+        games = _load(f"ntuple-threes-staged/{name}")["games"]
         loaded[name] = (number, games)
         compared = None
         if versus is not None:
@@ -912,45 +912,45 @@ def threes_late_game(link) -> str:
 #: same deal): (file, label, the file it is compared with, or None).
 THREES_FROM_3072: list[tuple[str, str, str | None]] = [
     (
-        "phase5/to-6144-default.json",
+        "stage6144-to-9150k/to-6144-default.json",
         "the default over the package of 8,150,000 games",
         None,
     ),
     (
-        "phase6/to-6144-9150k.json",
+        "stage3072-tried/to-6144-9150k.json",
         "the net of 9,150,000 games, read from its directory",
-        "phase5/to-6144-default.json",
+        "stage6144-to-9150k/to-6144-default.json",
     ),
     (
-        "phase6/to-6144-stage3072-9400k.json",
+        "stage3072-tried/to-6144-stage3072-9400k.json",
         "its 3072 stage trained on from 3072 positions, to 9,400,000",
-        "phase6/to-6144-9150k.json",
+        "stage3072-tried/to-6144-9150k.json",
     ),
     (
-        "phase6/to-6144-stage3072-9650k.json",
+        "stage3072-tried/to-6144-stage3072-9650k.json",
         "the same 3072 stage trained on to 9,650,000",
-        "phase6/to-6144-9150k.json",
+        "stage3072-tried/to-6144-9150k.json",
     ),
     (
-        "phase6/to-6144-stage3072-depth2-9184k.json",
+        "stage3072-tried/to-6144-stage3072-depth2-9184k.json",
         "row 2's 3072 stage trained as rows 3-4, the games played two moves deep,"
         " to 9,184,500",
-        "phase6/to-6144-9150k.json",
+        "stage3072-tried/to-6144-9150k.json",
     ),
     (
-        "phase6/to-6144-9150k-cut3e-3.json",
+        "stage3072-tried/to-6144-9150k-cut3e-3.json",
         "row 2's net, the default search at a 0.003 cut-off",
-        "phase6/to-6144-9150k.json",
+        "stage3072-tried/to-6144-9150k.json",
     ),
     (
-        "phase6/to-6144-stage3072-own-9400k.json",
+        "stage3072-tried/to-6144-stage3072-own-9400k.json",
         "row 2's 3072 stage trained as row 3, from the default's own 3072 positions",
-        "phase6/to-6144-9150k.json",
+        "stage3072-tried/to-6144-9150k.json",
     ),
     (
-        "phase6/to-6144-stage3072-own-9650k.json",
+        "stage3072-tried/to-6144-stage3072-own-9650k.json",
         "the same run on to 9,650,000",
-        "phase6/to-6144-9150k.json",
+        "stage3072-tried/to-6144-9150k.json",
     ),
 ]
 
