@@ -21,7 +21,9 @@ COMMANDS = {
 
 def run(names: list[str]) -> None:
     found = sorted(
-        m.name for m in pkgutil.iter_modules(speed.__path__) if m.name.startswith("bench_")
+        m.name
+        for m in pkgutil.iter_modules(speed.__path__)
+        if m.name.startswith("bench_")
     )
     for name in found:
         if names and name.removeprefix("bench_") not in names and name not in names:

@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import playahead  # noqa: F401
+from benchmarks.speed import naive_expectimax as naive
 from playahead.agents import make_agent
 from playahead.planners import evaluators as ev
 from playahead.planners.expectimax import ExpectimaxAgent
-from benchmarks.speed import naive_expectimax as naive
 
 
 @given(st.lists(st.integers(0, 15), min_size=4, max_size=4))

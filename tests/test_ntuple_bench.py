@@ -41,7 +41,9 @@ def test_curve_and_ablation_records(tmp_path):
     argv += ["--record", str(tmp_path), "--runs", str(tmp_path / "runs")]
     report = bench_ntuple.main(argv)
     curve = json.loads((tmp_path / "curve-40.json").read_text())
-    assert curve["command"].startswith("python -m benchmarks.speed.bench_ntuple --curve")
+    assert curve["command"].startswith(
+        "python -m benchmarks.speed.bench_ntuple --curve"
+    )
     assert str(tmp_path) not in curve["command"]  # no path of this machine
     rows = curve["ours"]["rows"]
     assert [r["games"] for r in rows] == [20, 40]

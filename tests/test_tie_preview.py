@@ -1,5 +1,5 @@
-"""``python -m benchmarks.records.tie_preview``: a Threes net whose preview codes share their
-stage's weights."""
+"""``python -m benchmarks.records.tie_preview``: a Threes net whose preview codes share
+their stage's weights."""
 
 import numpy as np
 

@@ -18,23 +18,22 @@ seconds of the training process); an SB3 run from before costs were recorded giv
 wall-clock span of its TensorBoard log instead, marked as such (an upper bound on a
 shared machine).
 
-Resuming from the committed record: a run first reads the committed ``<env>.json``.
-If it holds the same number of games per agent and the same seed as asked, an agent
-whose games it holds is kept, not replayed: when its fingerprint there (``identities``:
-spec -> ``{"identity", "fingerprint"}``, the agent's resolved options, playahead's
-version and the sha256 of a net it loads, as :mod:`benchmarks.records.strength` records them)
-is today's agent's; when its run directory is absent on this machine, so that no
+Resuming from the committed record: a run first reads the committed ``<env>.json``. If
+it holds the same number of games per agent and the same seed as asked, an agent whose
+games it holds is kept, not replayed: when its fingerprint there (``identities``: spec
+-> ``{"identity", "fingerprint"}``, the agent's resolved options, playahead's version
+and the sha256 of a net it loads, as :mod:`benchmarks.records.strength` records them) is
+today's agent's; when its run directory is absent on this machine, so that no
 fingerprint can be computed (then its committed training cost is kept too, and the run
 says so); and when the record names no fingerprint for it (a file written before
-fingerprints, whose agents are kept by spec string until their entry is removed from
-the file). An agent of another fingerprint plays again, and the run says what
-differs. Only the agents without kept games play (from the store if it has them); an
-agent with neither kept games nor a run directory is left out with the command that
-builds it. The pairwise comparisons are computed again over all the agents' per-game
-scores (:func:`playahead.evaluate.summary.pairwise`: the same numbers for the same
-games). A record of another games count or seed is not reused: the run says so and
-writes the file anew from the games it plays.
-"""
+fingerprints, whose agents are kept by spec string until their entry is removed from the
+file). An agent of another fingerprint plays again, and the run says what differs. Only
+the agents without kept games play (from the store if it has them); an agent with
+neither kept games nor a run directory is left out with the command that builds it. The
+pairwise comparisons are computed again over all the agents' per-game scores
+(:func:`playahead.evaluate.summary.pairwise`: the same numbers for the same games). A
+record of another games count or seed is not reused: the run says so and writes the file
+anew from the games it plays."""
 
 from __future__ import annotations
 

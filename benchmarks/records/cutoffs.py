@@ -24,7 +24,9 @@ import playahead  # noqa: F401
 from benchmarks.common import sampled_states
 from playahead.planners.expectimax import ExpectimaxAgent
 
-RESULTS = Path(__file__).resolve().parent.parent / "results" / "cutoffs" / "threes-cutoffs.md"
+RESULTS = (
+    Path(__file__).resolve().parent.parent / "results" / "cutoffs" / "threes-cutoffs.md"
+)
 #: The deeper search the others are compared with.
 REFERENCE = {"depth": 5, "prob_cutoff": 1e-4}
 #: (label, ExpectimaxAgent options) in table order.

@@ -7,7 +7,7 @@
     python -m benchmarks strength --setting threes-features-d2 --paired threes-default
 
 A run plays the evaluator's games (:mod:`playahead.evaluate`) with an SQLite store under
-``runs/strength/``, then writes ``benchmarks/results/strength-<setting>.json`` and
+``runs/strength/``, then writes ``benchmarks/results/strength/<setting>.json`` and
 ``.md``. The JSON holds ``command`` (the ``playahead evaluate`` line that plays the
 same games), ``env``, ``agent``, ``seed``, ``identity`` (the agent's fully resolved
 options and playahead's version, with the sha256 of a net it loads) and its
@@ -42,7 +42,11 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import evaluate_command, record_identity
-from benchmarks.records.comparison import THREES_TUNED, TRAIN_THREES_SPLIT, TRAIN_THREES_TUNED
+from benchmarks.records.comparison import (
+    THREES_TUNED,
+    TRAIN_THREES_SPLIT,
+    TRAIN_THREES_TUNED,
+)
 
 RESULTS = Path(__file__).resolve().parent.parent / "results" / "strength"
 STORES = Path("runs") / "strength"
@@ -79,8 +83,7 @@ _BUILD_THREES_TUNED = f"{_BUILD_THREES_NET}; {TRAIN_THREES_SPLIT}; {TRAIN_THREES
 #: machine (and games 0-16 of ``threes-default`` were ``threes-d6-cut1e-3``'s). Each
 #: is re-recorded by ``python -m benchmarks strength --setting NAME --every 1``.
 SETTINGS: dict[str, Setting] = {
-    # the default: expectimax over the shipped n-tuple net (LEARNED_AUTO), its record
-    # played as this setting over the net of phase 9 (ntuple-threes-staged/stage6144-to-10150k/)
+    # the default: expectimax over the shipped n-tuple net (LEARNED_AUTO)
     "threes-default": Setting("Threes-v0", "expectimax", 500),
     # the default before the cut-off study: automatic depth 3 .. 4 at 1e-4
     "threes-d4-cut1e-4": Setting(
@@ -444,10 +447,6 @@ def _write(name, setting, n, store, results, kept=None) -> dict:
     return result
 
 
-README = Path(__file__).parent.parent / "README.md"
-MARKERS = ("<!-- strength -->", "<!-- /strength -->")
-
-
 def readme_table(results: Path = RESULTS) -> str:
     """One row per results file present, in :data:`SETTINGS` order."""
     head = "| setting | agent | env | games | mean | 95% CI | median | reach "
@@ -473,14 +472,6 @@ def readme_table(results: Path = RESULTS) -> str:
             f"{reach} | {ms} |"
         )
     return "\n".join(lines)
-
-
-def update_readme(readme: Path = README, results: Path = RESULTS) -> None:
-    """Rewrite the table between the README's strength markers from the files."""
-    text = readme.read_text()
-    start, end = (text.index(m) for m in MARKERS)
-    body = f"{MARKERS[0]}\n{readme_table(results)}\n"
-    readme.write_text(text[:start] + body + text[end:])
 
 
 def replay(name: str, index: int) -> dict:
@@ -609,17 +600,10 @@ def main(argv: list[str] | None = None) -> None:
         choices=sorted(SETTINGS),
         help="compare --setting's results file with OTHER's on their common games",
     )
-    parser.add_argument(
-        "--readme",
-        action="store_true",
-        help="rewrite the results tables from the files (python -m benchmarks tables)",
-    )
+    parser.add_argument("--readme", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.readme:  # the strength table now lives in docs/results.md
-        from benchmarks.tables import generate as tables
-
-        tables.main([])
-        return
+    if args.readme:
+        parser.error("the tables are rewritten by: python -m benchmarks tables")
     if args.list or args.setting is None:
         for key, s in SETTINGS.items():
             print(f"{key:20} {s.env:10} {s.agent:40} {s.games} games, seed {s.seed}")

@@ -10,8 +10,8 @@ depth-1 expectimax): the compiled search's nodes/s and mean time per decision at
 compiled Threes search at its default depth, over the shipped net. A node is a
 position reached by a legal move, counted the same way in both searches.
 
-``python -m benchmarks.speed.bench_expectimax --games 3 --game 2048`` also plays whole games
-with the default agent and prints score, largest tile and time per move (minutes).
+``python -m benchmarks.speed.bench_expectimax --games 3 --game 2048`` also plays whole
+games with the default agent and prints score, largest tile and time per move (minutes).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import numpy as np
 
 import playahead  # noqa: F401
 from benchmarks.common import Report, sampled_states
+from benchmarks.speed import naive_expectimax as naive
 from playahead.games import twenty48
 from playahead.planners.expectimax import ExpectimaxAgent
-from benchmarks.speed import naive_expectimax as naive
 
 
 def positions(env_id: str, n: int, every: int = 40) -> list:

@@ -28,9 +28,9 @@ seconds of the child process. ``--ablation GAMES`` trains TD(0), +TC, +lambda an
 ``--record DIR`` writes ``curve-<games>.json`` and ``ablation-<games>.json``.
 
 Run: ``python -m benchmarks ntuple`` (a 1,000-game curve and the update rate) or
-``python -m benchmarks.speed.bench_ntuple [--games 200] [--repeats 3] [--warmup 5000 | --start
-DIR] [--curve-games N --curve-every K --curve-eval M] [--ziap DIR] [--ablation N]
-[--record DIR]``.
+``python -m benchmarks.speed.bench_ntuple [--games 200] [--repeats 3] [--warmup 5000 |
+--start DIR] [--curve-games N --curve-every K --curve-eval M] [--ziap DIR]
+[--ablation N] [--record DIR]``.
 """
 
 from __future__ import annotations

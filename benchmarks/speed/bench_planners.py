@@ -5,8 +5,8 @@
   ``MCTSBot`` with a ``RandomRolloutEvaluator`` of one rollout, driven from Python
   (``pip install open_spiel``; "not installed" otherwise).
 * Flat Monte Carlo rollouts/s on 2048 from a fresh game (``mc``), next to the
-  plain-Python rollout of ``benchmarks/speed/reference.py``; and the same planner through the
-  generic clone/restore path (``compiled=false``).
+  plain-Python rollout of ``benchmarks/speed/reference.py``; and the same planner
+  through the generic clone/restore path (``compiled=false``).
 * MCTS simulations/s on 2048 and Threes, and alpha-beta nodes/s on Connect Four, for
   the record (no baseline).
 
@@ -21,9 +21,9 @@ import gymnasium as gym
 
 import playahead
 from benchmarks.common import Report, timed
+from benchmarks.speed import reference as ref
 from playahead.envs.connect_four import ConnectFourEnv
 from playahead.envs.tictactoe import TicTacToeEnv
-from benchmarks.speed import reference as ref
 
 MCTS_SIMULATIONS = 20_000
 MC_ROLLOUTS = 2_000

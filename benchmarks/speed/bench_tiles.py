@@ -20,8 +20,8 @@ import numpy as np
 
 import playahead  # noqa: F401
 from benchmarks.common import Report, interleaved, timed
-from playahead.games import _board64, threes, twenty48
 from benchmarks.speed import reference as ref
+from playahead.games import _board64, threes, twenty48
 
 
 @nb.njit

@@ -1,12 +1,12 @@
 """Plain-Python expectimax on face-value boards: the reference for the compiled search.
 
 The same model as :mod:`playahead.planners.expectimax`, written for clarity: the rules
-come from :mod:`benchmarks.speed.reference`, the evaluators are per-line functions written again
-from their definitions, and there is no transposition table. Depth counts the moves
-after the first; a chance node whose cumulative probability is below ``prob_cutoff``
-is evaluated instead of expanded; a position with no legal move is worth 0. Boards are
-lists of 4 lists of face values (row 0 = top). The benchmark uses it as the baseline.
-"""
+come from :mod:`benchmarks.speed.reference`, the evaluators are per-line functions
+written again from their definitions, and there is no transposition table. Depth counts
+the moves after the first; a chance node whose cumulative probability is below
+``prob_cutoff`` is evaluated instead of expanded; a position with no legal move is worth
+0. Boards are lists of 4 lists of face values (row 0 = top). The benchmark uses it as
+the baseline."""
 
 from __future__ import annotations
 
