@@ -4,8 +4,8 @@ picks the move of a deeper reference search.
     python -m benchmarks cutoffs [--games 3] [--every 12] [--out FILE]
 
 Positions: every ``--every``-th position from move 120 on of ``--games`` seeded games
-(seeds 0, 1, ...) of ``expectimax:depth=2``. Every setting of :data:`SETTINGS` (and the
-default agent) decides each position; the table gives its mean, p90 and worst CPU
+(seeds 0, 1, ...) of ``expectimax:depth=2``. Every setting of :data:`SETTINGS`, each
+over the ``features`` evaluator, decides each position; the table gives its mean, p90 and worst CPU
 milliseconds per decision (``time.thread_time``), its mean depth, and the share of
 positions where it picks the same move as :data:`REFERENCE`. Agreement is a proxy for
 strength, not strength: whole games (``python -m benchmarks strength``) decide.
@@ -31,9 +31,9 @@ RESULTS = (
 REFERENCE = {"depth": 5, "prob_cutoff": 1e-4}
 #: (label, ExpectimaxAgent options) in table order.
 SETTINGS = [
-    ("default", {}),
+    ("features' own defaults: automatic depth (6), cut-off 1e-3", {}),
     (
-        "old default: depth 3 .. 4 by the board, cut-off 1e-4",
+        "depth 3 .. 4 by the board, cut-off 1e-4",
         {"min_depth": 3, "max_depth": 4, "prob_cutoff": 1e-4},
     ),
     ("depth 3 .. 6 by the board, cut-off 1e-3", {"min_depth": 3}),

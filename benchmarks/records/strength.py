@@ -77,25 +77,23 @@ _BUILD_THREES_NET = (
 #: The command that builds the tuned Threes net, from nothing.
 _BUILD_THREES_TUNED = f"{_BUILD_THREES_NET}; {TRAIN_THREES_SPLIT}; {TRAIN_THREES_TUNED}"
 
-#: The records of ``threes-default``, ``threes-d4-cut1e-4``, ``threes-auto6-cut1e-3``
-#: and ``2048-default`` were removed when expectimax's budget became a node count:
-#: their games were played under a CPU-time budget, so they did not replay on another
-#: machine (and games 0-16 of ``threes-default`` were ``threes-d6-cut1e-3``'s). Each
-#: is re-recorded by ``python -m benchmarks strength --setting NAME --every 1``.
+#: The named settings, in the order of the strength table. A setting without a file in
+#: ``results/strength/`` has no record yet; ``python -m benchmarks strength --setting
+#: NAME --every 1`` plays one.
 SETTINGS: dict[str, Setting] = {
     # the default: expectimax over the shipped n-tuple net (LEARNED_AUTO)
     "threes-default": Setting("Threes-v0", "expectimax", 500),
-    # the default before the cut-off study: automatic depth 3 .. 4 at 1e-4
+    # features at the automatic depth 3 .. 4, cut-off 1e-4
     "threes-d4-cut1e-4": Setting(
         "Threes-v0",
         "expectimax:max_depth=4,min_depth=3,prob_cutoff=0.0001,evaluator=features",
         60,
     ),
-    # the default for a few hours: automatic depth 3 .. 6 at 1e-3
+    # features at the automatic depth 3 .. 6, cut-off 1e-3
     "threes-auto6-cut1e-3": Setting(
         "Threes-v0", "expectimax:min_depth=3,evaluator=features", 60
     ),
-    # the features default (automatic depth 6 at 1e-3) with and without its budget
+    # features at its automatic depth (6, cut-off 1e-3), with and without its budget
     "threes-features-default": Setting(
         "Threes-v0", "expectimax:evaluator=features", 60
     ),
@@ -124,7 +122,7 @@ SETTINGS: dict[str, Setting] = {
         "Threes-v0", "expectimax:depth=4,evaluator=features", 20
     ),
     # the probability cut-off, not the depth, bounds these searches: at 1e-3 a
-    # depth-6 search costs about what the default's depth 4 at 1e-4 does
+    # depth-6 search costs about what depth 4 at 1e-4 does
     "threes-d6-cut1e-3": Setting(
         "Threes-v0", "expectimax:depth=6,prob_cutoff=0.001,evaluator=features", 60
     ),

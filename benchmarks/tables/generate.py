@@ -436,17 +436,17 @@ def _record_row(label: str, games: list[dict]) -> tuple[list[str], np.ndarray]:
 
 
 def default_searches(folder: Path, spec: dict, link: Link) -> str:
-    """A default search's record over an older net (``before``: its first games)
-    against other searches over that net (``searches``: ``[record, label]``), then
-    the default's later records (``later``: ``[record, label, name]``, in the order
-    they were the default) and today's (``now``) on the games all hold, each paired
-    with the first and with the one before it."""
+    """A search's record (``before``: its first games) against other searches over
+    the same net (``searches``: ``[record, label]``), then later records of the same
+    games (``later``, then ``now``: ``[record, label, name]``, in order) on the games
+    all hold, each paired with ``before`` (the column ``versus_head``) and with the
+    record before it."""
     from playahead.evaluate.stats import paired_difference
 
     before = _read(folder, spec["before"])
     games = sorted(before["games"], key=lambda g: g["index"])
     head = ["search", "games", "mean", "95% CI", "3072", "6144"]
-    head += ["ms/move", "vs the default before, paired"]
+    head += ["ms/move", spec["versus_head"]]
     rows = []
     for name, label in spec["searches"]:
         agent = _read(folder, name)["agents"][0]
