@@ -5,10 +5,11 @@ picks the move of a deeper reference search.
 
 Positions: every ``--every``-th position from move 120 on of ``--games`` seeded games
 (seeds 0, 1, ...) of ``expectimax:depth=2``. Every setting of :data:`SETTINGS`, each
-over the ``features`` evaluator, decides each position; the table gives its mean, p90 and worst CPU
-milliseconds per decision (``time.thread_time``), its mean depth, and the share of
-positions where it picks the same move as :data:`REFERENCE`. Agreement is a proxy for
-strength, not strength: whole games (``python -m benchmarks strength``) decide.
+over the ``features`` evaluator, decides each position; the table gives its mean, p90
+and worst CPU milliseconds per decision (``time.thread_time``), its mean depth, and the
+share of positions where it picks the same move as :data:`REFERENCE`. Agreement is a
+proxy for strength, not strength: whole games (``python -m benchmarks strength``)
+decide.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ Depth counts the moves after the first, as nneonneo's 2048-ai does: depth ``d`` 
 the root move, then ``d`` rounds of (chance, best move), and evaluates the last board.
 The default evaluator is the n-tuple net playahead ships on Threes (learned leaves,
 below) and the ``monotonic`` row table on 2048; the hand-made row-table evaluators
-(:mod:`playahead.planners.evaluators`) include Threes' ``features``, the hand-made
-alternative to the shipped net, which needs no file. Chance branches whose cumulative probability
+(:mod:`playahead.planners.evaluators`) include Threes' ``features``, the alternative to
+the shipped net, which needs no file. Chance branches whose cumulative probability
 falls below ``prob_cutoff`` are evaluated instead of expanded. With ``depth=None`` (the
 automatic depth) the depth follows the board: ``distinct ranks - 2``, at least
 ``min_depth`` and at most ``max_depth`` (6). On 2048 ``min_depth`` is 3 (nneonneo's
