@@ -1,1 +1,2 @@
-"""playahead's benchmarks: ``python -m benchmarks`` (``make bench``) runs them."""
+"""playahead's speed benchmarks (``speed/``), record makers (``records/``) and results
+tables (``tables/``), over the records of ``results/``: ``python -m benchmarks``."""

@@ -1,47 +1,40 @@
-"""Run every ``benchmarks/bench_*.py`` module's ``main()`` and print its report."""
+"""``python -m benchmarks [NAME ...]``: the speed benchmarks (every
+``benchmarks/speed/bench_*.py`` module's ``main()``, or those named), each report
+printed; ``python -m benchmarks COMMAND ...``: a record maker or the tables generator
+(:data:`COMMANDS`), with its own options."""
 
 import importlib
 import pkgutil
 import sys
-from pathlib import Path
 
-import benchmarks
+from benchmarks import speed
+
+#: subcommand -> the module whose ``main(argv)`` runs it.
+COMMANDS = {
+    "strength": "benchmarks.records.strength",
+    "comparison": "benchmarks.records.comparison",
+    "cutoffs": "benchmarks.records.cutoffs",
+    "tune-threes": "benchmarks.records.tune_threes",
+    "tables": "benchmarks.tables.generate",
+}
 
 
 def run(names: list[str]) -> None:
     found = sorted(
         m.name
-        for m in pkgutil.iter_modules([Path(benchmarks.__file__).parent])
+        for m in pkgutil.iter_modules(speed.__path__)
         if m.name.startswith("bench_")
     )
     for name in found:
         if names and name.removeprefix("bench_") not in names and name not in names:
             continue
-        report = importlib.import_module(f"benchmarks.{name}").main()
+        report = importlib.import_module(f"benchmarks.speed.{name}").main()
         if report is not None:
             report.print()
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["strength"]:  # its own options; see benchmarks/strength.py
-        from benchmarks import strength
-
-        strength.main(sys.argv[2:])
-    elif sys.argv[1:2] == ["comparison"]:  # see benchmarks/comparison.py
-        from benchmarks import comparison
-
-        comparison.main(sys.argv[2:])
-    elif sys.argv[1:2] == ["cutoffs"]:  # see benchmarks/cutoffs.py
-        from benchmarks import cutoffs
-
-        cutoffs.main(sys.argv[2:])
-    elif sys.argv[1:2] == ["tables"]:  # see benchmarks/tables.py
-        from benchmarks import tables
-
-        tables.main(sys.argv[2:])
-    elif sys.argv[1:2] == ["tune-threes"]:  # see benchmarks/tune_threes.py
-        from benchmarks import tune_threes
-
-        tune_threes.main(sys.argv[2:])
+    if sys.argv[1:2] and sys.argv[1] in COMMANDS:
+        importlib.import_module(COMMANDS[sys.argv[1]]).main(sys.argv[2:])
     else:
         run(sys.argv[1:])

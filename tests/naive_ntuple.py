@@ -252,7 +252,7 @@ def expectimax_2048(board, depth, cutoff, weights, patterns, stages=()):
     """Value of each first move (None where illegal): merge rewards along the path
     plus the learned value of the afterstate where the search stops (the reference
     expectimax of ``naive_expectimax`` with this value as its evaluator)."""
-    from tests.naive_expectimax import values_2048
+    from benchmarks.speed.naive_expectimax import values_2048
 
     def learned(b):
         packed = _packed(b, "2048")
@@ -273,8 +273,8 @@ def expectimax_threes(
     score of the afterstate where the search stops plus its learned value, with the
     preview code of the card about to enter (``preview``: the faces the env's preview
     allows; depth 0 uses the env's code)."""
-    from tests import reference as ref
-    from tests.naive_expectimax import _put, next_cards
+    from benchmarks.speed import reference as ref
+    from benchmarks.speed.naive_expectimax import _put, next_cards
 
     def over(b):
         return any(12288 in row for row in b)

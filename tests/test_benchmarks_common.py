@@ -46,7 +46,7 @@ def test_encoder_benchmark_measures_every_encoder_against_the_default():
     import pytest
 
     pytest.importorskip("torch")
-    from benchmarks import bench_encoders
+    from benchmarks.speed import bench_encoders
 
     rates = bench_encoders.measure(batch=8, steps=1, rounds=1)
     assert list(rates) == ["default", *bench_encoders.ENCODERS]
@@ -66,3 +66,28 @@ def test_ratios_below_one_keep_two_decimals(capsys):
     report.print()
     out = capsys.readouterr().out
     assert "0.13x" in out and "2.5x" in out
+
+
+def test_no_benchmark_module_imports_the_tests():
+    """The benchmarks stand below the tests: a fresh checkout without ``tests/``
+    still runs them."""
+    import ast
+    from pathlib import Path
+
+    import benchmarks
+
+    root = Path(benchmarks.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            found += [
+                f"{path.relative_to(root)}: {n}"
+                for n in names
+                if n == "tests" or n.startswith("tests.")
+            ]
+    assert found == []

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from benchmarks import comparison
-from benchmarks.comparison import Entry
+from benchmarks.records import comparison
+from benchmarks.records.comparison import Entry
 from playahead.ntuple.train import train_ntuple
 
 

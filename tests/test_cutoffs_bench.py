@@ -2,7 +2,7 @@
 
 import pytest
 
-from benchmarks import cutoffs
+from benchmarks.records import cutoffs
 
 
 @pytest.fixture(scope="module")

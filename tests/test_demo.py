@@ -13,7 +13,7 @@ import pytest
 from playahead.cli import build_parser, main
 from playahead.tools.demo import label
 
-RECORD = Path(__file__).parent.parent / "benchmarks/results/readme/demo-2048.json"
+RECORD = Path(__file__).parent.parent / "benchmarks/results/head-to-head/demo-2048.json"
 
 
 def _args(out):

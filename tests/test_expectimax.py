@@ -10,12 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import playahead
+from benchmarks.speed import naive_expectimax as naive
 from playahead.envs.tiles import ThreesState, Twenty48Env, Twenty48State
 from playahead.games import threes, twenty48
 from playahead.kernels import expectimax as kernels
 from playahead.planners.evaluators import evaluate, get_evaluator
 from playahead.planners.expectimax import LEARNED_AUTO, ExpectimaxAgent
-from tests import naive_expectimax as naive
 
 
 def env_2048(faces, score=0):

@@ -11,11 +11,11 @@ import re
 import numpy as np
 import pytest
 
+from benchmarks.speed import naive_expectimax as naive
 from playahead.agents import make_agent, resolved_options
 from playahead.games import threes
 from playahead.kernels import expectimax as kernels
 from playahead.planners.expectimax import ExpectimaxAgent
-from tests import naive_expectimax as naive
 from tests import naive_ntuple
 from tests.test_expectimax import (
     assert_values_match,

@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import playahead  # noqa: F401
+from benchmarks.speed import naive_expectimax as naive
 from playahead.agents import make_agent
 from playahead.planners import evaluators as ev
 from playahead.planners.expectimax import ExpectimaxAgent
-from tests import naive_expectimax as naive
 
 
 @given(st.lists(st.integers(0, 15), min_size=4, max_size=4))
@@ -92,7 +92,7 @@ def test_an_evaluator_object_is_used_as_given():
 
 
 def test_tuner_logs_every_game_and_resumes(tmp_path):
-    from benchmarks import tune_threes
+    from benchmarks.records import tune_threes
 
     out = tmp_path / "tune"
     tune_threes.run(out, 1, 2, 2, 0, progress=lambda s: None)
@@ -115,7 +115,7 @@ def test_tuner_logs_every_game_and_resumes(tmp_path):
 
 
 def test_tuner_can_start_from_the_tuned_weights(tmp_path):
-    from benchmarks import tune_threes
+    from benchmarks.records import tune_threes
 
     start = tune_threes.start_vector("tuned")
     weights, lost = tune_threes.decode(start)
@@ -128,7 +128,7 @@ def test_tuner_can_start_from_the_tuned_weights(tmp_path):
 
 
 def test_compare_plays_the_log_mean_against_the_tuned_weights(tmp_path):
-    from benchmarks import tune_threes
+    from benchmarks.records import tune_threes
 
     tune_threes.run(tmp_path, 1, 2, 1, 0, progress=lambda s: None)
     result = tune_threes.compare(tmp_path, 0, 3)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import stat
 
-from benchmarks import bench_ntuple
+from benchmarks.speed import bench_ntuple
 
 ZIAP_AGENT_OUTPUT = """progress: 1000/1000    thread: #0
 avg:    61000    max:   200000
@@ -41,7 +41,9 @@ def test_curve_and_ablation_records(tmp_path):
     argv += ["--record", str(tmp_path), "--runs", str(tmp_path / "runs")]
     report = bench_ntuple.main(argv)
     curve = json.loads((tmp_path / "curve-40.json").read_text())
-    assert curve["command"].startswith("python -m benchmarks.bench_ntuple --curve")
+    assert curve["command"].startswith(
+        "python -m benchmarks.speed.bench_ntuple --curve"
+    )
     assert str(tmp_path) not in curve["command"]  # no path of this machine
     rows = curve["ours"]["rows"]
     assert [r["games"] for r in rows] == [20, 40]

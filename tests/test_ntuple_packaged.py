@@ -6,6 +6,8 @@ positions a training run starts from."""
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 import zipfile
 
 import gymnasium as gym
@@ -14,7 +16,7 @@ import pytest
 
 import playahead
 from playahead.ntuple import packaged
-from playahead.ntuple.model import NTupleModel, load_model
+from playahead.ntuple.model import NTupleModel, load_model, read_sparse
 from playahead.ntuple.positions import collect_positions, load_positions, save_positions
 from playahead.ntuple.positions import main as positions_main
 
@@ -56,6 +58,33 @@ def test_unpack_gives_back_the_checkpoint(tmp_path):
     assert back.meta == want.meta and back.stages == want.stages
     with pytest.raises(SystemExit, match="damaged .* expected 0{64}"):
         packaged.main(["unpack", str(net), str(tmp_path / "x"), "--sha256", "0" * 64])
+
+
+def test_a_run_resumes_from_an_unpacked_net_trained_with_tc(tmp_path):
+    """The packaged file carries no TC accumulators: unpack writes them as zeros, so
+    ``--resume`` (TC on, as the run was) trains on from the shipped weights."""
+    train = [sys.executable, "-m", "playahead", "train", "ntuple", "--env"]
+    train += ["Threes-v0", "--patterns", "0123,4567", "--tc", "--eval-games", "2"]
+    train += ["--no-progress", "--no-tensorboard"]
+    run = tmp_path / "run"
+    subprocess.run([*train, "--games", "20", "--out", str(run)], check=True)
+    net = tmp_path / "net.npz"
+    sha = packaged.export_packaged(run, net)
+    back = tmp_path / "back"
+    assert packaged.main(["unpack", str(net), str(back), "--sha256", sha]) == 0
+    shipped = load_model(back)
+    assert shipped.meta["tc"] is True and shipped.meta["games"] == 20
+    for name in ("tc_e.npz", "tc_a.npz"):
+        assert not read_sparse(back / name, shipped.weights.shape).any()
+    subprocess.run(
+        [*train, "--games", "40", "--out", str(back), "--resume"],
+        check=True,
+        capture_output=True,
+    )
+    resumed = load_model(back)
+    assert resumed.meta["games"] == 40 and resumed.meta["tc"] is True
+    assert (resumed.weights != shipped.weights).any()
+    assert read_sparse(back / "tc_a.npz", shipped.weights.shape).any()
 
 
 @pytest.mark.parametrize("damage", ["flip", "truncate", "swap", "missing"])

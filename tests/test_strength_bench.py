@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from benchmarks import strength
+from benchmarks.records import strength
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def test_results_file_schema(tiny, tmp_path):
     result = strength.run(
         tiny, 2, stores=tmp_path / "s", results=tmp_path / "r", progress=False
     )
-    on_disk = json.loads((tmp_path / "r" / "strength-tiny.json").read_text())
+    on_disk = json.loads((tmp_path / "r" / "tiny.json").read_text())
     assert on_disk == json.loads(json.dumps(result))
     assert on_disk["command"].startswith("playahead evaluate --env 2048-v0 --agents")
     assert "--games 2 --seed 0" in on_disk["command"]
@@ -46,7 +46,7 @@ def test_results_file_schema(tiny, tmp_path):
     assert s["ms_worst_move"] == max(g["ms_worst_move"] for g in on_disk["games"])
     assert s["ci95"][0] <= s["mean"] <= s["ci95"][1]
     assert set(s["reach"]) == {"2048", "4096", "8192", "16384", "32768"}
-    table = (tmp_path / "r" / "strength-tiny.md").read_text()
+    table = (tmp_path / "r" / "tiny.md").read_text()
     assert "| 2 |" in table and on_disk["command"] in table
 
 
@@ -84,22 +84,6 @@ def test_writing_every_k_games_gives_the_same_file(tiny, tmp_path):
     assert stepwise["command"].replace("/b/", "/a/") == once["command"]
 
 
-def test_readme_table_is_rewritten_from_the_results_files(tiny, tmp_path):
-    strength.run(tiny, 2, stores=tmp_path / "s", results=tmp_path / "r", progress=False)
-    readme = tmp_path / "README.md"
-    readme.write_text("intro\n<!-- strength -->\nstale row\n<!-- /strength -->\nend\n")
-    strength.update_readme(readme, tmp_path / "r")
-    text = readme.read_text()
-    assert (
-        "stale row" not in text
-        and text.startswith("intro\n")
-        and text.endswith("end\n")
-    )
-    row = next(line for line in text.splitlines() if "strength-tiny.md" in line)
-    result = json.loads((tmp_path / "r" / "strength-tiny.json").read_text())
-    assert f"| {result['summary']['mean']:,.0f} |" in row and "| 2 |" in row
-
-
 def test_a_setting_that_loads_a_net_names_the_command_that_builds_it(
     monkeypatch, tmp_path
 ):
@@ -109,10 +93,7 @@ def test_a_setting_that_loads_a_net_names_the_command_that_builds_it(
         "built", stores=tmp_path / "s", results=tmp_path / "r", progress=False
     )
     assert result["build"] == "playahead train X"
-    assert (
-        "the net: `playahead train X`"
-        in (tmp_path / "r" / "strength-built.md").read_text()
-    )
+    assert "the net: `playahead train X`" in (tmp_path / "r" / "built.md").read_text()
 
 
 def _results(path, env, seed, scores):
@@ -121,8 +102,8 @@ def _results(path, env, seed, scores):
 
 
 def test_paired_compares_the_games_both_settings_played(tmp_path):
-    _results(tmp_path / "strength-a.json", "Threes-v0", 0, {0: 10, 1: 30, 2: 50})
-    _results(tmp_path / "strength-b.json", "Threes-v0", 0, {0: 4, 1: 10})
+    _results(tmp_path / "a.json", "Threes-v0", 0, {0: 10, 1: 30, 2: 50})
+    _results(tmp_path / "b.json", "Threes-v0", 0, {0: 4, 1: 10})
     got = strength.paired("a", "b", results=tmp_path)
     assert got["games"] == 2 and got["a"] == 20 and got["b"] == 7
     assert got["difference"] == 13  # (6 + 20) / 2, game 2 has no partner
@@ -131,9 +112,9 @@ def test_paired_compares_the_games_both_settings_played(tmp_path):
 
 
 def test_paired_refuses_files_of_other_games(tmp_path):
-    _results(tmp_path / "strength-a.json", "Threes-v0", 0, {0: 10})
-    _results(tmp_path / "strength-b.json", "Threes-v0", 1, {0: 4})
-    _results(tmp_path / "strength-c.json", "Threes-v0", 0, {5: 4})
+    _results(tmp_path / "a.json", "Threes-v0", 0, {0: 10})
+    _results(tmp_path / "b.json", "Threes-v0", 1, {0: 4})
+    _results(tmp_path / "c.json", "Threes-v0", 0, {5: 4})
     with pytest.raises(ValueError, match="did not play the same games"):
         strength.paired("a", "b", results=tmp_path)
     with pytest.raises(ValueError, match="no game in common"):
@@ -152,15 +133,15 @@ def test_files_written_during_a_run_hold_the_finished_prefix(tiny, tmp_path):
     store = stores / "tiny.sqlite"
     with sqlite3.connect(store) as db:
         db.execute("DELETE FROM games WHERE game_index >= 1")
-    (results / "strength-tiny.json").unlink()
+    (results / "tiny.json").unlink()
     setting = strength.SETTINGS[tiny]
     writer = strength._Writer(tiny, setting, 3, store, results, every=1)
     assert writer.written == 1 and writer.tick() is None
-    assert not (results / "strength-tiny.json").exists()
+    assert not (results / "tiny.json").exists()
     strength.run(tiny, 2, stores=stores, results=tmp_path / "r2", progress=False)
     assert strength.finished_prefix(setting, store, 3) == 2
     assert writer.tick() == 2 and writer.tick() is None
-    on_disk = json.loads((results / "strength-tiny.json").read_text())
+    on_disk = json.loads((results / "tiny.json").read_text())
     assert [g["score"] for g in on_disk["games"]] == [
         g["score"] for g in full["games"][:2]
     ]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from benchmarks import strength
+from benchmarks.records import strength
 from tests.test_expectimax_clocks import fast_clocks
 
 
@@ -39,7 +39,7 @@ def test_a_run_resumes_from_the_committed_file_alone(tiny, tmp_path):
 
 def test_a_file_of_another_fingerprint_is_not_reused(tiny, tmp_path, capsys):
     first = _run(tiny, 2, tmp_path)
-    path = tmp_path / "r" / "strength-tiny.json"
+    path = tmp_path / "r" / "tiny.json"
     data = json.loads(path.read_text())
     data["identity"]["options"]["prob_cutoff"] = 0.5
     data["fingerprint"] = "0123456789abcdef"
@@ -48,7 +48,7 @@ def test_a_file_of_another_fingerprint_is_not_reused(tiny, tmp_path, capsys):
     path.write_text(json.dumps(data))
     again = _run(tiny, 2, tmp_path, store="fresh")
     err = capsys.readouterr().err
-    assert "strength-tiny.json: its 2 games were played with prob_cutoff=0.5" in err
+    assert "tiny.json: its 2 games were played with prob_cutoff=0.5" in err
     assert "not reused" in err
     assert [g["score"] for g in again["games"]] == [g["score"] for g in first["games"]]
     assert json.loads(path.read_text())["fingerprint"] == first["fingerprint"]
@@ -56,7 +56,7 @@ def test_a_file_of_another_fingerprint_is_not_reused(tiny, tmp_path, capsys):
 
 def test_a_file_from_before_fingerprints_is_not_reused(tiny, tmp_path, capsys):
     _run(tiny, 1, tmp_path)
-    path = tmp_path / "r" / "strength-tiny.json"
+    path = tmp_path / "r" / "tiny.json"
     data = json.loads(path.read_text())
     del data["identity"], data["fingerprint"]
     path.write_text(json.dumps(data))
@@ -66,7 +66,7 @@ def test_a_file_from_before_fingerprints_is_not_reused(tiny, tmp_path, capsys):
 
 def test_a_game_that_ends_otherwise_than_the_committed_one_is_refused(tiny, tmp_path):
     _run(tiny, 2, tmp_path)
-    path = tmp_path / "r" / "strength-tiny.json"
+    path = tmp_path / "r" / "tiny.json"
     data = json.loads(path.read_text())
     data["games"][1]["score"] += 4
     path.write_text(json.dumps(data))
@@ -75,7 +75,7 @@ def test_a_game_that_ends_otherwise_than_the_committed_one_is_refused(tiny, tmp_
 
 
 def _shortest(name: str) -> dict:
-    data = json.loads((strength.RESULTS / f"strength-{name}.json").read_text())
+    data = json.loads((strength.RESULTS / f"{name}.json").read_text())
     return min(data["games"], key=lambda g: g["moves"])
 
 
@@ -97,9 +97,13 @@ def test_a_committed_game_replays_to_its_recorded_score(name, monkeypatch):
 
 
 def test_no_record_holds_games_of_another_setting():
-    for path in sorted(strength.RESULTS.glob("strength-*.json")):
+    records = sorted(strength.RESULTS.glob("*.json"))
+    assert len(records) > 20  # the records and the manifest
+    for path in records:
+        if path.name == "manifest.json":
+            continue
         data = json.loads(path.read_text())
-        name = path.stem.removeprefix("strength-")
+        name = path.stem
         assert name in strength.SETTINGS, f"{path.name}: no such setting"
         assert data["agent"] == strength.SETTINGS[name].agent, path.name
         if "fingerprint" in data:  # a file from before fingerprints is never reused
@@ -120,7 +124,7 @@ def test_replaying_without_the_net_says_how_to_build_it(monkeypatch, capsys):
 
 def test_stamp_names_todays_agent_only_if_a_game_replays(tiny, tmp_path):
     first = _run(tiny, 2, tmp_path)
-    path = tmp_path / "r" / "strength-tiny.json"
+    path = tmp_path / "r" / "tiny.json"
     data = json.loads(path.read_text())
     del data["identity"], data["fingerprint"]
     path.write_text(json.dumps(data))

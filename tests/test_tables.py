@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from benchmarks import tables
+from benchmarks.tables import generate as tables
 
 
 def test_every_generated_table_on_the_pages_equals_its_records():
@@ -18,19 +18,20 @@ def test_each_page_has_the_tables_it_promises():
         page: [
             m["name"] for m in tables.MARKER.finditer((tables.ROOT / page).read_text())
         ]
-        for page in tables.PAGES
+        for page in tables.pages()
     }
     assert found["README.md"] == ["headline"]  # the front page has one table
-    assert {"demo", "comparison-threes", "comparison-2048", "strength"} <= set(
-        found["docs/results.md"]
-    )
+    assert {"headline", "strength", "demo", "deeprl"} <= set(found["docs/results.md"])
     assert "ntuple-speed" in found["docs/speed.md"]
-    used = [name for names in found.values() for name in names]
-    assert sorted(used) == sorted(tables.TABLES)  # every renderer has its place
+    comparison = found["benchmarks/results/comparison/README.md"]
+    assert comparison == ["comparison-threes", "comparison-2048"]
+    assert all(len(set(names)) == len(names) for names in found.values())
+    used = {name for names in found.values() for name in names}
+    assert used == set(tables.tables())  # every table has its place
 
 
 def _copy_pages(root):
-    for page in tables.PAGES:
+    for page in tables.pages():
         (root / page).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(tables.ROOT / page, root / page)
 
@@ -38,13 +39,15 @@ def _copy_pages(root):
 def test_a_hand_edited_number_is_named_with_its_page_and_table(tmp_path):
     _copy_pages(tmp_path)
     before = tables.stale(tmp_path)  # (empty unless a record changed since)
-    page = tmp_path / "docs" / "results.md"
+    page = tmp_path / "benchmarks/results/head-to-head/README.md"
     text = page.read_text()
     start = text.index("<!-- table:eval-2048 -->")
     row = text.index("| `greedy` | 20 | ", start)
     page.write_text(text[:row] + text[row:].replace("| 20 | ", "| 21 | ", 1))
     after = tables.stale(tmp_path)
-    assert sorted(set(after) - set(before)) == ["docs/results.md: table eval-2048"]
+    assert sorted(set(after) - set(before)) == [
+        "benchmarks/results/head-to-head/README.md: table eval-2048"
+    ]
 
 
 def test_a_changed_record_makes_its_table_stale(tmp_path, monkeypatch):
@@ -57,9 +60,10 @@ def test_a_changed_record_makes_its_table_stale(tmp_path, monkeypatch):
     greedy["mean"] += 1000
     record.write_text(json.dumps(data))
     monkeypatch.setattr(tables, "RESULTS", results)
-    monkeypatch.setattr("benchmarks.comparison.RESULTS", results / "comparison")
+    monkeypatch.setattr("benchmarks.records.comparison.RESULTS", results / "comparison")
     assert "README.md: table headline" in tables.stale(tmp_path)
-    assert "docs/results.md: table comparison-2048" in tables.stale(tmp_path)
+    stale = tables.stale(tmp_path)
+    assert "benchmarks/results/comparison/README.md: table comparison-2048" in stale
 
 
 def test_check_exits_non_zero_naming_the_table_and_rewrite_fixes_it(
@@ -97,3 +101,56 @@ def test_the_docs_name_records_as_paths_and_the_readme_links_them():
         "docs/results.md", "<!-- table:strength -->\n<!-- /table:strength -->"
     )
     assert "](benchmarks/" not in docs and "| threes-features-d1 |" in docs
+
+
+def test_each_manifest_names_every_file_of_its_study_and_no_other():
+    """A study's ``records`` are exactly its files (a subfolder without a README of
+    its own belongs to the study above it), and every table reads named records."""
+    studies = {m.parent for m in tables.RESULTS.rglob("README.md")}
+    assert studies == set(tables.manifests())
+    for folder, manifest in tables.manifests().items():
+        files = set()
+        for path in folder.rglob("*"):
+            owner = path.parent
+            while owner not in studies:
+                owner = owner.parent
+            if path.is_file() and owner == folder:
+                files.add(path.relative_to(folder).as_posix())
+        files -= {"README.md", "manifest.json"}
+        assert sorted(files) == manifest["records"], folder
+        assert (
+            manifest["study"] == (folder / "README.md").read_text().split("\n")[0][2:]
+        )
+
+
+def _study(root, tables_of):
+    root.mkdir(parents=True)
+    (root / "README.md").write_text("# x\n")
+    manifest = {"study": "x", "records": [], "tables": tables_of}
+    (root / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_a_table_named_twice_or_of_an_unknown_kind_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(tables, "RESULTS", tmp_path)
+    _study(tmp_path / "a", {"t": {"kind": "strength"}})
+    _study(tmp_path / "b", {"t": {"kind": "strength"}})
+    with pytest.raises(ValueError, match="table 't' is in a/ and b/"):
+        tables.tables()
+    _study(tmp_path / "c", {"u": {"kind": "nope"}})
+    (tmp_path / "b" / "manifest.json").unlink()
+    with pytest.raises(ValueError, match="c/manifest.json: table 'u' has kind 'nope'"):
+        tables.tables()
+
+
+def test_a_relabelled_row_in_a_manifest_makes_its_table_stale(tmp_path, monkeypatch):
+    _copy_pages(tmp_path)
+    results = tmp_path / "results"
+    shutil.copytree(tables.RESULTS, results)
+    path = results / "head-to-head" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["tables"]["eval-2048"]["labels"]["mc:n_rollouts=50"] = "mc, fifty"
+    path.write_text(json.dumps(manifest))
+    monkeypatch.setattr(tables, "RESULTS", results)
+    assert tables.stale(tmp_path) == [
+        "benchmarks/results/head-to-head/README.md: table eval-2048"
+    ]

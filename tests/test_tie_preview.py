@@ -1,9 +1,9 @@
-"""``python -m benchmarks.tie_preview``: a Threes net whose preview codes share their
-stage's weights."""
+"""``python -m benchmarks.records.tie_preview``: a Threes net whose preview codes share
+their stage's weights."""
 
 import numpy as np
 
-from benchmarks.tie_preview import main
+from benchmarks.records.tie_preview import main
 from playahead.ntuple.model import load_model
 from playahead.ntuple.train import train_ntuple
 

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import playahead  # noqa: F401  (registers the ids)
+from benchmarks.speed import reference as ref
 from playahead.envs.checks import check_game_env
 from playahead.envs.tiles import ThreesState, Twenty48State
 from playahead.games import threes
-from tests import reference as ref
 
 TILE_IDS = ["2048-v0", "Threes-v0"]
 

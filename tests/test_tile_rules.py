@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.speed import reference as ref
 from playahead.games import _board64, threes, twenty48
-from tests import reference as ref
 
 DATA = Path(__file__).parent / "data"
 DIRECTIONS = {"up": 0, "right": 1, "down": 2, "left": 3}

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import playahead  # noqa: F401
+from benchmarks.speed import reference as ref
 from playahead.envs.tiles import ThreesState, Twenty48State
-from tests import reference as ref
 
 IDS = ["2048-v0", "Threes-v0"]
 

@@ -46,7 +46,7 @@ from playahead.ntuple.model import (
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 #: env id -> (file name under ``playahead/data``, sha256 of the file). How the Threes
-#: net was trained and how to resume it: ``benchmarks/results/ntuple-threes-v2/``.
+#: net was trained and how to resume it: ``benchmarks/results/ntuple-threes-staged/``.
 PACKAGED: dict[str, tuple[str, str]] = {
     "Threes-v0": (
         "threes-ntuple.npz",
@@ -278,11 +278,24 @@ def packaged_model(env_id: str = "Threes-v0") -> NTupleModel:
     return read_packaged(path, sha)
 
 
-def unpack_checkpoint(path: str | Path, out: str | Path, sha256: str | None = None):
-    """Write the packaged net ``path`` as a training checkpoint in ``out`` (the
-    ``weights.npz`` and ``model.json`` that ``playahead train ntuple --resume``
-    continues); returns ``out``."""
-    return read_packaged(path, sha256).save(out)
+def unpack_checkpoint(
+    path: str | Path, out: str | Path, sha256: str | None = None
+) -> Path:
+    """Write the packaged net ``path`` as a run directory ``out`` that ``playahead
+    train ntuple --resume`` continues; returns ``out``.
+
+    The directory holds ``weights.npz`` and ``model.json`` (the training metadata,
+    generator state and schedule included). A packaged file carries no
+    temporal-coherence accumulators, so for a net trained with TC (``"tc": true``)
+    they are written as zeros (``tc_e.npz``, ``tc_a.npz``): a resume with TC starts
+    every weight's rate again at 1, and a resume with ``--no-tc`` trains on at the
+    run's base rate."""
+    model = read_packaged(path, sha256)
+    extra = {}
+    if model.meta.get("tc", False):
+        zeros = np.zeros_like(model.weights)
+        extra = {"tc_e.npz": zeros, "tc_a.npz": zeros}
+    return model.save(out, extra)
 
 
 def main(argv=None) -> int:
@@ -304,7 +317,11 @@ def main(argv=None) -> int:
         help="store each entry as this integer times its pattern's step "
         "(default: float32)",
     )
-    un = sub.add_parser("unpack", help="packaged .npz -> RUN_DIR to --resume")
+    un = sub.add_parser(
+        "unpack",
+        help="packaged .npz -> RUN_DIR to --resume (temporal-coherence "
+        "accumulators, if the net was trained with them, start at zero)",
+    )
     un.add_argument("file")
     un.add_argument("run")
     un.add_argument("--sha256", default=None, help="refuse the file unless it has it")

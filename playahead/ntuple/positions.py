@@ -23,14 +23,15 @@ positions of a 1536 set, to train the late stages), its record naming ``FILE``'s
 sha256 and command.
 
 ``--games-of RECORD --reaching CARD`` plays again only the games of a strength record
-(``benchmarks/results/strength-*.json``, with its agent and seed) whose largest card
+(``benchmarks/results/strength/*.json``, with its agent and seed) whose largest card
 reached ``CARD``, and ``--stop`` ends each game once it has kept ``--per-game``
-positions: ``--games-of strength-threes-default.json --from-card 6144 --per-game 1
---stop`` gives the position where each of the default's games first made a 6144, to
-play on from (``--from-positions``) with another net or search; ``--games N`` keeps
-only the record's games ``0 .. N-1``. ``--stop-at CARD`` ends each game before its
-first move with that card: played on from each game's first 3072 with ``--stop-at
-6144``, the rows say how often the agent gets from there to 6144 (``max_tile``).
+positions: ``--games-of benchmarks/results/strength/threes-default.json --from-card
+6144 --per-game 1 --stop`` gives the position where each of the default's games first
+made a 6144, to play on from (``--from-positions``) with another net or search;
+``--games N`` keeps only the record's games ``0 .. N-1``. ``--stop-at CARD`` ends
+each game before its first move with that card: played on from each game's first 3072
+with ``--stop-at 6144``, the rows say how often the agent gets from there to 6144
+(``max_tile``).
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ not matter.
   cells, for neighbours that can merge (1 + 2, or equal cards >= 3) and for a card next
   to the card of twice its value; a penalty for a card trapped between walls or higher
   white cards; a bonus when the line's largest card (>= 12) sits at an end of the line.
-* ``"features"`` (Threes; expectimax's default there before the n-tuple net playahead
-  ships, and the hand-made alternative to it): a weighted sum of eleven line features
+* ``"features"`` (Threes; the hand-made alternative to the n-tuple net playahead
+  ships, which needs no file): a weighted sum of eleven line features
   (:data:`FEATURES`: the openness terms, nneonneo-style monotonicity in rank ** 4 and
   rank ** 2, the rank sum, small cards, stuck 1-1 / 2-2 pairs), with weights tuned by
   CMA-ES over seeded self-play (:data:`TUNED_WEIGHTS`); the table is shifted so its

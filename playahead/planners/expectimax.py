@@ -15,7 +15,7 @@ Depth counts the moves after the first, as nneonneo's 2048-ai does: depth ``d`` 
 the root move, then ``d`` rounds of (chance, best move), and evaluates the last board.
 The default evaluator is the n-tuple net playahead ships on Threes (learned leaves,
 below) and the ``monotonic`` row table on 2048; the hand-made row-table evaluators
-(:mod:`playahead.planners.evaluators`) include Threes' ``features``, the default before
+(:mod:`playahead.planners.evaluators`) include Threes' ``features``, the alternative to
 the shipped net, which needs no file. Chance branches whose cumulative probability
 falls below ``prob_cutoff`` are evaluated instead of expanded. With ``depth=None`` (the
 automatic depth) the depth follows the board: ``distinct ranks - 2``, at least
@@ -177,10 +177,9 @@ class ExpectimaxAgent(Planner):
             evaluator's budget, :data:`LEARNED_AUTO`'s for the automatic depth on
             Threes with learned leaves, else 30,000,000 (:data:`DEFAULT_BUDGET`).
             A number given is kept, whatever the
-            evaluator. 30,000,000 is about what the former default, one CPU second,
-            bought on the machine that chose it (17-49 million nodes per second); on
-            the Threes and 2048 positions measured it searched what that second did
-            (at most 14.5 million nodes per decision there). It bounds the
+            evaluator. 30,000,000 nodes is about one CPU second of search at 17-49
+            million nodes per second; on the Threes and 2048 positions where it was
+            measured, a decision searched at most 14.5 million nodes. It bounds the
             automatic depth (``depth`` None) and a ``time_limit``'s deepening; a
             fixed ``depth`` without a time limit is searched in full (unless
             ``bounded``). If this agent's last search at the automatic depth took

@@ -1,0 +1,148 @@
+"""Speed of the expectimax planner, next to the plain-Python expectimax of the tests.
+
+Depth is counted as in nneonneo's 2048-ai: depth ``d`` searches the first move and then
+``d`` more moves, each after a chance node (so depth 6 looks 7 moves ahead); chance
+branches below ``prob_cutoff = 1e-4`` are evaluated instead of expanded.
+
+Prints, on the same 2048 positions (taken every 40 moves from seeded games of a
+depth-1 expectimax): the compiled search's nodes/s and mean time per decision at depth
+6; the compiled and plain-Python searches at depth 1 (nodes/s, their ratio); and the
+compiled Threes search at its default depth, over the shipped net. A node is a
+position reached by a legal move, counted the same way in both searches.
+
+``python -m benchmarks.speed.bench_expectimax --games 3 --game 2048`` also plays whole
+games with the default agent and prints score, largest tile and time per move (minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+
+import gymnasium as gym
+import numpy as np
+
+import playahead  # noqa: F401
+from benchmarks.common import Report, sampled_states
+from benchmarks.speed import naive_expectimax as naive
+from playahead.games import twenty48
+from playahead.planners.expectimax import ExpectimaxAgent
+
+
+def positions(env_id: str, n: int, every: int = 40) -> list:
+    """``n`` states from seeded games of a depth-1 expectimax, one every ``every``."""
+    agent = ExpectimaxAgent(depth=1, seed=0)
+    return list(itertools.islice(sampled_states(env_id, agent, every), n))
+
+
+def _time_agent(env, states, agent) -> tuple[int, float]:
+    """(nodes, seconds) of ``agent.analyze`` over ``states``."""
+    nodes, seconds = 0, 0.0
+    for state in states:
+        env.unwrapped.restore_state(state)
+        start = time.perf_counter()
+        analysis = agent.analyze(env)
+        seconds += time.perf_counter() - start
+        nodes += analysis.stats["nodes"]
+    return nodes, seconds
+
+
+def main(n_positions: int = 12) -> Report:
+    report = Report("expectimax (depth = moves after the first, as nneonneo counts)")
+    env = gym.make("2048-v0")
+    states = positions("2048-v0", n_positions)
+    ExpectimaxAgent(depth=1).analyze(_restored(env, states[0]))  # compile or load
+
+    nodes, seconds = _time_agent(env, states, ExpectimaxAgent(depth=6, seed=0))
+    deep_rate = nodes / seconds
+    report.add("2048", "compiled nodes/s, depth 6", deep_rate)
+    report.add("2048", "compiled us/decision, depth 6", 1e6 * seconds / len(states))
+
+    nodes, seconds = _time_agent(env, states, ExpectimaxAgent(depth=1, seed=0))
+    stats = {"nodes": 0}
+    start = time.perf_counter()
+    for state in states:
+        faces = twenty48.to_faces(state.board).tolist()
+        naive.values_2048(faces, 1, 1e-4, stats=stats)
+    naive_rate = stats["nodes"] / (time.perf_counter() - start)
+    report.add(
+        "2048", "compiled nodes/s, depth 1", nodes / seconds, "plain Python", naive_rate
+    )
+    report.add(
+        "2048",
+        "compiled nodes/s, depth 6",
+        deep_rate,
+        "plain Python, depth 1",
+        naive_rate,
+    )
+
+    threes_env = gym.make("Threes-v0")
+    threes_states = positions("Threes-v0", n_positions // 2)
+    agent = ExpectimaxAgent(seed=0)
+    agent.analyze(_restored(threes_env, threes_states[0]))
+    nodes, seconds = _time_agent(threes_env, threes_states, agent)
+    report.add("threes", "compiled nodes/s, default depth", nodes / seconds)
+    report.add(
+        "threes",
+        "compiled us/decision, default depth",
+        1e6 * seconds / len(threes_states),
+    )
+    return report
+
+
+def _restored(env, state):
+    env.unwrapped.restore_state(state)
+    return env
+
+
+def play(game: str, n_games: int, seed: int = 0, **options) -> list[dict]:
+    """Play whole games with ``ExpectimaxAgent(**options)``; one result dict a game.
+
+    Results: score, largest tile, moves, mean wall-clock and CPU milliseconds per
+    move, the slowest move's CPU milliseconds, and nodes per CPU second.
+    """
+    env = gym.make("2048-v0" if game == "2048" else "Threes-v0")
+    results = []
+    seeds = np.random.SeedSequence(seed).generate_state(n_games)
+    for game_seed in seeds:
+        agent = ExpectimaxAgent(seed=int(game_seed), **options)
+        _, info = env.reset(seed=int(game_seed))
+        agent.analyze(env)  # compile or load the kernels outside the timing
+        moves, nodes, wall, cpu, worst, over = 0, 0, 0.0, 0.0, 0.0, False
+        while not over:
+            start, start_cpu = time.perf_counter(), time.process_time()
+            analysis = agent.analyze(env)
+            wall += time.perf_counter() - start
+            spent = time.process_time() - start_cpu
+            cpu, worst = cpu + spent, max(worst, spent)
+            nodes += analysis.stats["nodes"]
+            _, _, over, _, info = env.step(analysis.action)
+            moves += 1
+        result = {
+            "score": info["score"],
+            "max_tile": info["max_tile"],
+            "moves": moves,
+            "ms_per_move": round(1000 * wall / moves, 1),
+            "cpu_ms_per_move": round(1000 * cpu / moves, 1),
+            "slowest_cpu_ms": round(1000 * worst),
+            "nodes_per_cpu_second": round(nodes / max(cpu, 1e-9)),
+        }
+        print(game, options, result, flush=True)
+        results.append(result)
+    scores = [r["score"] for r in results]
+    print(f"{game}: median score {np.median(scores):,.0f} over {n_games} games")
+    return results
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=0, help="also play N games")
+    parser.add_argument("--game", choices=("2048", "threes"), default="2048")
+    parser.add_argument("--depth", type=int, default=None, help="None: automatic")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if args.games:
+        play(args.game, args.games, args.seed, depth=args.depth)
+    else:
+        main().print()

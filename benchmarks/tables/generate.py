@@ -1,0 +1,721 @@
+"""Every generated results table of the README and the docs, from the committed records.
+
+    python -m benchmarks tables           # rewrite the tables in the pages
+    python -m benchmarks tables --check   # exit 1, naming each stale page and table
+
+A generated table sits in its page between ``<!-- table:NAME -->`` and
+``<!-- /table:NAME -->``. Each study folder under ``benchmarks/results/`` has a
+``manifest.json``: its ``study`` (one line), its ``records`` (every file it holds) and
+its ``tables``, NAME -> ``{"kind": ..., ...}``: the renderer (:data:`KINDS`) and what it
+reads, the records, row labels and pairings, with paths relative to the folder. This
+module holds renderers only; which records a table shows, and how their rows are
+labelled, is the manifests'. A page links a record where GitHub can follow the link
+(the README); the docs name it as a path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+#: The file of a study folder that names its records and the tables drawn from them.
+MANIFEST = "manifest.json"
+#: The pages outside ``benchmarks/results/`` that hold generated tables.
+PAGES = ("README.md", "docs/results.md", "docs/speed.md")
+MARKER = re.compile(
+    r"(<!-- table:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.S
+)
+
+
+def _num(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def _ci(ci) -> str:
+    return f"[{ci[0]:,.0f}, {ci[1]:,.0f}]"
+
+
+def _ms(seconds: float) -> str:
+    ms = 1000 * seconds
+    return f"{ms:.2g}" if ms < 1 else f"{ms:.1f}" if ms < 10 else f"{ms:,.0f}"
+
+
+def _table(head: list[str], rows: list[list[str]], right_from: int = 1) -> str:
+    align = ["---" if i < right_from else "---:" for i in range(len(head))]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _paired(data: dict, a: str, b: str) -> tuple[float, list[float]] | None:
+    """``a - b`` over the same games and its 95% CI, from a record's ``pairs``."""
+    for p in data["pairs"]:
+        if (p["a"], p["b"]) in ((a, b), (b, a)):
+            sign = 1 if p["a"] == a else -1
+            lo, hi = sorted(sign * x for x in p["ci95"])
+            return sign * p["mean_difference"], [lo, hi]
+    return None
+
+
+def _reach(agent: dict, tiles: list[str]) -> list[str]:
+    return [f"{100 * agent['milestones'][t]:.0f}%" for t in tiles]
+
+
+def single_table(
+    data: dict,
+    labels: dict[str, str] | None = None,
+    tiles: list[str] | None = None,
+    versus: str | None = None,
+    specs: list[str] | None = None,
+) -> str:
+    """One row per agent of a one-player evaluator record: mean, 95% CI, median, the
+    share of games reaching ``tiles`` (default: the two highest any agent reached),
+    ms/move and, with ``versus``, the paired difference against that agent."""
+    labels = labels or {}
+    agents = [a for a in data["agents"] if specs is None or a["spec"] in specs]
+    if tiles is None:
+        reached = [
+            t
+            for t in data["agents"][0]["milestones"]
+            if any(a["milestones"][t] for a in agents)
+        ]
+        tiles = reached[-2:] or list(data["agents"][0]["milestones"])[:1]
+    head = ["agent", "games", "mean", "95% CI", "median"]
+    head += [f"reached {t}" for t in tiles] + ["ms/move"]
+    if versus:
+        head.append(f"vs {labels.get(versus, versus)}, paired")
+    rows = []
+    for a in agents:
+        row = [labels.get(a["spec"], f"`{a['spec']}`"), str(a["games"])]
+        row += [_num(a["mean"]), _ci(a["ci95"]), _num(a["median"])]
+        row += _reach(a, tiles) + [_ms(a["seconds_per_move"])]
+        if versus:
+            d = _paired(data, a["spec"], versus) if a["spec"] != versus else None
+            row.append(f"{d[0]:+,.0f} {_ci(d[1])}" if d else "")
+        rows.append(row)
+    return _table(head, rows)
+
+
+def elo_table(data: dict, labels: dict[str, str], versus: str) -> str:
+    """A two-player round robin: Elo with its 95% CI, W-D-L over all games and
+    against ``versus``."""
+    head = ["agent", "Elo", "95% CI", "W-D-L", f"vs {labels.get(versus, versus)}"]
+    rows = []
+    for p in sorted(data["agents"], key=lambda p: -p["elo"]):
+        vs = ""
+        for r in data["pairs"]:
+            if p["spec"] != versus and {r["a"], r["b"]} == {p["spec"], versus}:
+                w, d, l_ = r["wins"], r["draws"], r["losses"]
+                vs = f"{w}-{d}-{l_}" if r["a"] == p["spec"] else f"{l_}-{d}-{w}"
+        lo, hi = p["elo_ci95"]
+        rows.append(
+            [
+                labels.get(p["spec"], f"`{p['spec']}`"),
+                f"{p['elo']:.0f}",
+                f"[{lo:.0f}, {hi:.0f}]",
+                f"{p['wins']}-{p['draws']}-{p['losses']}",
+                vs,
+            ]
+        )
+    return _table(head, rows)
+
+
+# ------------------------------------------------------------------------ tables
+# Each renderer draws one table from the records of a study folder: ``folder`` is
+# that folder, ``spec`` its manifest's entry for the table (the records, labels and
+# pairings), ``link(target, text)`` names a record as the page can (see _link_for).
+Link = Callable[[str, str], str]
+
+
+def _read(folder: Path, name: str) -> dict:
+    return json.loads((folder / name).read_text())
+
+
+def _cost(data: dict, spec: str) -> str:
+    cost = (data.get("training", {}).get(spec) or {}).get("cost")
+    if not cost:
+        return "-"
+    if "cpu_minutes" in cost:
+        return f"{cost['cpu_minutes']:.0f} CPU min"
+    return f"{cost['wall_minutes']:.0f} min wall"
+
+
+def headline(folder: Path, spec: dict, link: Link) -> str:
+    """Search against learning on both tile games: one row per ``rows`` entry
+    ``[label, spec in the first record, spec in the second]``."""
+    records = [_read(folder, name) for name in spec["records"]]
+    by_spec = [{a["spec"]: a for a in r["agents"]} for r in records]
+    envs = [r["env_id"] for r in records]
+    head = ["agent", *(f"{env}: mean [95% CI]" for env in envs)]
+    head += ["ms/move", "training"]
+    rows = []
+    for label, *specs in spec["rows"]:
+        cells = [label]
+        for s, agents in zip(specs, by_spec, strict=True):
+            a = agents[s]
+            cells.append(f"{_num(a['mean'])} {_ci(a['ci95'])}")
+        cells.append(
+            " / ".join(
+                _ms(agents[s]["seconds_per_move"])
+                for s, agents in zip(specs, by_spec, strict=True)
+            )
+        )
+        costs = [_cost(r, s) for r, s in zip(records, specs, strict=True)]
+        cells.append("" if costs == ["-", "-"] else " / ".join(costs))
+        rows.append(cells)
+    games = {r["n_games"] for r in records}
+    where = f"benchmarks/results/{folder.relative_to(RESULTS).as_posix()}/"
+    return (
+        f"{' / '.join(map(str, sorted(games)))} seeded games per agent and game, the "
+        "same games for every agent; two figures in a cell are "
+        f"{' / '.join(e.removesuffix('-v0') for e in envs)}; every "
+        f"game in {link(where, 'the comparison records')}.\n\n" + _table(head, rows)
+    )
+
+
+def comparison_table(folder: Path, spec: dict, link: Link) -> str:
+    """The full comparison table of a record
+    (:func:`benchmarks.records.comparison.markdown`)."""
+    from benchmarks.records import comparison
+
+    data = _read(folder, spec["record"])
+    env = data["env_id"]
+    specs = {a["spec"] for a in data["agents"]}
+    entries = [e for e in comparison.AGENTS[env] if e.spec in specs]
+    return comparison.markdown(env, entries, data).rstrip("\n")
+
+
+def demo(folder: Path, spec: dict, link: Link) -> str:
+    """The demo's record (``playahead demo --record``)."""
+    from playahead.tools.demo import label
+
+    data = _read(folder, spec["record"])
+    labels = {a["spec"]: label(a["spec"]) for a in data["agents"]}
+    t = data.get("training", {})
+    cost = []
+    if "ntuple" in t:
+        cost.append(
+            f"the n-tuple net trained {t['ntuple']['games']:,} games in "
+            f"{t['ntuple']['cpu_seconds']:.0f} CPU s"
+        )
+    if "ppo" in t:
+        cost.append(
+            f"MaskablePPO {t['ppo']['steps']:,} steps in "
+            f"{t['ppo']['cpu_seconds']:.0f} CPU s"
+        )
+    learned = [a["spec"] for a in data["agents"] if "path=" in a["spec"]]
+    search = [
+        a["spec"]
+        for a in data["agents"]
+        if "path=" not in a["spec"] and a["spec"] not in ("random", "greedy")
+    ]
+    return (
+        f"`{data['command']}`: {data['n_games']} seeded games per agent, seed "
+        f"{data['seed']}; {'; '.join(cost)}.\n\n"
+        + single_table(data, labels, versus="greedy")
+        + "\n\nEach learned agent against each planner, paired over the same games "
+        "(row - column, 95% CI):\n\n" + pair_matrix(data, learned, search, labels)
+    )
+
+
+def pair_matrix(data: dict, rows: list[str], cols: list[str], labels: dict) -> str:
+    """``row - column`` over the same games with its 95% CI, for every pair."""
+    head = ["", *(labels.get(c, c) for c in cols)]
+    body = []
+    for r in rows:
+        cells = []
+        for c in cols:
+            d, ci = _paired(data, r, c)
+            cells.append(f"{d:+,.0f} {_ci(ci)}")
+        body.append([labels.get(r, r), *cells])
+    return _table(head, body)
+
+
+def single(folder: Path, spec: dict, link: Link) -> str:
+    """:func:`single_table` of a one-player record, with the manifest's ``labels``,
+    ``tiles`` and ``versus``."""
+    data = _read(folder, spec["record"])
+    return single_table(
+        data, spec.get("labels"), tiles=spec.get("tiles"), versus=spec.get("versus")
+    )
+
+
+def elo(folder: Path, spec: dict, link: Link) -> str:
+    """:func:`elo_table` of a two-player round robin."""
+    return elo_table(_read(folder, spec["record"]), spec["labels"], spec["versus"])
+
+
+def deeprl(folder: Path, spec: dict, link: Link) -> str:
+    """The 10M-step deep-RL runs, each beside greedy: one row per ``rows`` entry
+    ``[record, agent spec, label]``."""
+    head = ["env", "agent, 10M steps", "games", "mean", "95% CI", "vs greedy, paired"]
+    head.append("largest tiles reached")
+    rows = []
+    for path, agent_spec, label in spec["rows"]:
+        data = _read(folder, path)
+        a = next(a for a in data["agents"] if a["spec"] == agent_spec)
+        d, ci = _paired(data, agent_spec, "greedy")
+        reached = [(t, v) for t, v in a["milestones"].items() if v > 0][-2:]
+        rows.append(
+            [
+                data["env_id"],
+                label,
+                str(a["games"]),
+                _num(a["mean"]),
+                _ci(a["ci95"]),
+                f"{d:+,.0f} {_ci(ci)}",
+                ", ".join(f"{t} in {100 * v:.0f}%" for t, v in reached),
+            ]
+        )
+    return _table(head, rows, right_from=2)
+
+
+def leaves(folder: Path, spec: dict, link: Link) -> str:
+    """A record's agents and the paired differences of its ``pairs``."""
+    data = _read(folder, spec["record"])
+    rows = []
+    for a, b in spec["pairs"]:
+        d, ci = _paired(data, a, b)
+        rows.append([f"`{a}`", f"`{b}`", f"{d:+,.0f}", _ci(ci)])
+    return (
+        single_table(data)
+        + "\n\nPaired, A - B over the same games:\n\n"
+        + _table(["A", "B", "A - B", "95% CI"], rows, right_from=2)
+    )
+
+
+def ntuple_eval(folder: Path, spec: dict, link: Link) -> str:
+    """A trained net on held-out games (``eval``) with its training (``model``)."""
+    ev = _read(folder, spec["eval"])
+    model = _read(folder, spec["model"])
+    s, games = ev["summary"], ev["games"]
+    tiles = spec["tiles"]
+    head = ["games", "mean", "SEM"] + [f"reached {t}" for t in tiles]
+    head += ["training", "TD updates", "CPU s"]
+    row = [str(s["games"]), _num(s["score_mean"]), _num(s["score_sem"])]
+    row += [
+        f"{100 * sum(g['max_tile'] >= t for g in games) / len(games):.1f}%"
+        for t in tiles
+    ]
+    row += [f"{model['games']:,} games", f"{model['updates']:,}"]
+    row.append(f"{model['cpu_seconds']:,.0f}")
+    return _table(head, [row], right_from=0)
+
+
+def strength(folder: Path, spec: dict, link: Link) -> str:
+    """:func:`benchmarks.records.strength.readme_table`, records named as paths."""
+    from benchmarks.records import strength as s
+
+    table = s.readme_table(folder)
+    return re.sub(r"\[([^\]]+)\]\(benchmarks/results/[^)]+\)", r"\1", table)
+
+
+def strength_paired(folder: Path, spec: dict, link: Link) -> str:
+    """Settings compared on the games both played
+    (:func:`benchmarks.records.strength.paired`); a pair whose records are not (yet)
+    there is left out."""
+    from benchmarks.records import strength as s
+
+    rows = []
+    for a, b in spec["pairs"]:
+        if not all((folder / f"{x}.json").is_file() for x in (a, b)):
+            continue  # a setting not (yet) recorded has no row, as in the table above
+        p = s.paired(a, b, folder)
+        rows.append(
+            [
+                a,
+                b,
+                str(p["games"]),
+                _num(p[a]),
+                _num(p[b]),
+                f"{p['difference']:+,.0f}",
+                _ci(p["ci95"]),
+            ]
+        )
+    head = ["A", "B", "games both played", "A mean", "B mean", "A - B", "95% CI"]
+    return "`python -m benchmarks strength --setting A --paired B`:\n\n" + _table(
+        head, rows, right_from=2
+    )
+
+
+def markdown_table(folder: Path, spec: dict, link: Link) -> str:
+    """The table rows (``|`` lines) of a Markdown ``file``."""
+    text = (folder / spec["file"]).read_text()
+    return "\n".join(x for x in text.splitlines() if x.startswith("|"))
+
+
+def ntuple_speed(folder: Path, spec: dict, link: Link) -> str:
+    """A training run's TD updates per CPU second (its ``model``)."""
+    m = _read(folder, spec["model"])
+    rate = m["updates"] / m["cpu_seconds"]
+    row = [f"{m['games']:,}", f"{m['updates']:,}", f"{m['cpu_seconds']:.1f}"]
+    row.append(f"{rate / 1e6:.2f} M")
+    return _table(
+        ["training games", "TD updates", "CPU s (kernel)", "updates per CPU s"],
+        [row],
+        right_from=0,
+    )
+
+
+def box_table(folder: Path, spec: dict, link: Link) -> str:
+    """A box-drawn table as a speed benchmark printed it (the ``│`` lines of
+    ``file``), under the manifest's ``head``."""
+    text = (folder / spec["file"]).read_text()
+    rows = [
+        [c.strip() for c in line.strip("│").split("│")]
+        for line in text.splitlines()
+        if line.startswith("│")
+    ]
+    head = spec["head"]
+    return _table(head, [r[: len(head)] for r in rows], right_from=2)
+
+
+def net_steps(folder: Path, spec: dict, link: Link) -> str:
+    """Each training step of a net: expectimax over it on the same seeded games
+    (``rows``: ``[record, label, the record it is compared with or null]``), with
+    the paired difference against the row named."""
+    from playahead.evaluate.stats import paired_difference
+
+    head = ["net", "search", "games", "mean", "95% CI", "3072", "6144", "ms/move"]
+    head.append("vs the row named, paired")
+    rows, names = [], {}
+    for i, (name, step, versus) in enumerate(spec["rows"]):
+        agent = _read(folder, name)["agents"][0]
+        names[name] = str(i + 1)
+        depth = re.search(r"depth=(\d+)", agent["spec"]).group(1)
+        vs = ""
+        if versus is not None:
+            other = _read(folder, versus)["agents"][0]["scores"]
+            n = min(len(other), len(agent["scores"]))  # game i: the same deal
+            d, lo, hi = paired_difference(
+                agent["scores"][:n], other[:n], np.random.default_rng(0), 2000
+            )
+            vs = f"{d:+,.0f} {_ci([lo, hi])} (row {names[versus]})"
+        rows.append(
+            [
+                f"{i + 1}. {step}",
+                f"depth {depth}",
+                str(agent["games"]),
+                _num(agent["mean"]),
+                _ci(agent["ci95"]),
+                *_reach(agent, ["3072", "6144"]),
+                _ms(agent["seconds_per_move"]),
+                vs,
+            ]
+        )
+    return _table(head, rows, right_from=2)
+
+
+def _record_row(label: str, games: list[dict]) -> tuple[list[str], np.ndarray]:
+    from playahead.evaluate.stats import bootstrap_mean_ci
+
+    scores = np.array([g["score"] for g in games], float)
+    tops = np.array([g["max_tile"] for g in games])
+    moves = np.array([g["moves"] for g in games], float)
+    ms = float((np.array([g["ms_per_move"] for g in games]) * moves).sum())
+    lo, hi = bootstrap_mean_ci(scores, np.random.default_rng(0), 2000)
+    row = [
+        label,
+        str(len(games)),
+        _num(scores.mean()),
+        _ci([lo, hi]),
+        f"{100 * (tops >= 3072).mean():.0f}%",
+        f"{100 * (tops >= 6144).mean():.0f}%",
+        _ms(ms / moves.sum() / 1000),
+    ]
+    return row, scores
+
+
+def default_searches(folder: Path, spec: dict, link: Link) -> str:
+    """A search's record (``before``: its first games) against other searches over
+    the same net (``searches``: ``[record, label]``), then later records of the same
+    games (``later``, then ``now``: ``[record, label, name]``, in order) on the games
+    all hold, each paired with ``before`` (the column ``versus_head``) and with the
+    record before it."""
+    from playahead.evaluate.stats import paired_difference
+
+    before = _read(folder, spec["before"])
+    games = sorted(before["games"], key=lambda g: g["index"])
+    head = ["search", "games", "mean", "95% CI", "3072", "6144"]
+    head += ["ms/move", spec["versus_head"]]
+    rows = []
+    for name, label in spec["searches"]:
+        agent = _read(folder, name)["agents"][0]
+        n = len(agent["scores"])
+        base = games[:n]
+        assert [g["index"] for g in base] == list(range(n)), "the record's games 0.."
+        row, scores = _record_row(spec["before_label"].format(last=n - 1), base)
+        rows.append([*row, ""])
+        d, dlo, dhi = paired_difference(
+            agent["scores"], scores, np.random.default_rng(0), 2000
+        )
+        rows.append(
+            [
+                label,
+                str(n),
+                _num(agent["mean"]),
+                _ci(agent["ci95"]),
+                *_reach(agent, ["3072", "6144"]),
+                _ms(agent["seconds_per_move"]),
+                f"{d:+,.0f} {_ci([dlo, dhi])}",
+            ]
+        )
+    now_record, now_label, now_name = spec["now"]
+    now = {g["index"]: g for g in _read(folder, now_record)["games"]}
+    common = [g for g in games if g["index"] in now]
+    if common:
+        row, scores = _record_row(
+            spec["common_label"].format(games=len(common)), common
+        )
+        rows.append([*row, ""])
+        runs = []  # (whose default, its scores on the common games), in order
+        for record, label, name in [*spec["later"], spec["now"]]:
+            later = {g["index"]: g for g in _read(folder, record)["games"]}
+            row, last = _record_row(label, [later[g["index"]] for g in common])
+            d, dlo, dhi = paired_difference(
+                last, scores, np.random.default_rng(0), 2000
+            )
+            rows.append([*row, f"{d:+,.0f} {_ci([dlo, dhi])}"])
+            runs.append((name, last))
+        for (before, old), (after, new) in itertools.pairwise(runs):
+            d, dlo, dhi = paired_difference(new, old, np.random.default_rng(0), 2000)
+            label = f"{after} against {before}, paired"
+            rows.append([label, *[""] * 6, f"{d:+,.0f} {_ci([dlo, dhi])}"])
+    return _table(head, rows, right_from=1)
+
+
+def _played_on(folder: Path, records: list[list]):
+    """The records of a play-on table (``[record, label, the record it is compared
+    with or null]``), in order: ``(row number, label, games, compared)``,
+    ``compared`` the games and number of the row named, or None. A compared row
+    holds the same positions and deals."""
+    loaded: dict[str, tuple[int, list]] = {}
+    for number, (name, label, versus) in enumerate(records, 1):
+        games = _read(folder, name)["games"]
+        loaded[name] = (number, games)
+        compared = None
+        if versus is not None:
+            compared = loaded[versus]
+            assert len(compared[1]) == len(games), "the same positions and deals"
+        yield number, label, games, compared
+
+
+def _scores(games: list[dict]) -> np.ndarray:
+    return np.array([g["score"] for g in games], float)
+
+
+def played_on(folder: Path, spec: dict, link: Link) -> str:
+    """Each net or search played on from the same positions (game i from position i
+    on the same deal): the final score, how often a 12288 was made, and the paired
+    difference with the row named."""
+    from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
+
+    head = ["net and search", "games", "mean final score", "95% CI", "12288"]
+    head += ["moves on", "vs the row named, paired"]
+    rows = []
+    for number, label, games, compared in _played_on(folder, spec["rows"]):
+        mine = _scores(games)
+        lo, hi = bootstrap_mean_ci(mine, np.random.default_rng(0), 2000)
+        made = sum(g["max_tile"] >= 12288 for g in games)
+        vs = ""
+        if compared is not None:
+            other, theirs = compared
+            d, dlo, dhi = paired_difference(
+                mine, _scores(theirs), np.random.default_rng(0), 2000
+            )
+            vs = f"{d:+,.0f} {_ci([dlo, dhi])} (row {other})"
+        rows.append(
+            [
+                f"{number}. {label}",
+                str(len(games)),
+                _num(mine.mean()),
+                _ci([lo, hi]),
+                f"{made} ({100 * made / len(games):.1f}%)",
+                f"{np.mean([g['moves'] for g in games]):.0f}",
+                vs,
+            ]
+        )
+    return _table(head, rows, right_from=1)
+
+
+def played_to(folder: Path, spec: dict, link: Link) -> str:
+    """Each net played on from the same positions until a ``card`` (``--stop-at``):
+    how often it got there, the score it stopped at, the paired differences."""
+    from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
+
+    card = spec["card"]
+
+    def reached(games):
+        return np.array([g["max_tile"] >= card for g in games], float)
+
+    head = ["net and search", "games", str(card), "95% CI", "mean score at the stop"]
+    head += ["moves on", f"vs the row named, paired: {card}", "score"]
+    rows = []
+    for number, label, games, compared in _played_on(folder, spec["rows"]):
+        got, mine = reached(games), _scores(games)
+        lo, hi = bootstrap_mean_ci(got, np.random.default_rng(0), 2000)
+        vs_made = vs_score = ""
+        if compared is not None:
+            other, theirs = compared
+            rng = np.random.default_rng(0)
+            d, dlo, dhi = paired_difference(got, reached(theirs), rng, 2000)
+            vs_made = f"{100 * d:+.1f} pt [{100 * dlo:+.1f}, {100 * dhi:+.1f}]"
+            vs_made += f" (row {other})"
+            d, dlo, dhi = paired_difference(mine, _scores(theirs), rng, 2000)
+            vs_score = f"{d:+,.0f} {_ci([dlo, dhi])}"
+        rows.append(
+            [
+                f"{number}. {label}",
+                str(len(games)),
+                f"{int(got.sum())} ({100 * got.mean():.0f}%)",
+                f"[{100 * lo:.0f}%, {100 * hi:.0f}%]",
+                _num(mine.mean()),
+                f"{np.mean([g['moves'] for g in games]):.0f}",
+                vs_made,
+                vs_score,
+            ]
+        )
+    return _table(head, rows, right_from=1)
+
+
+#: A manifest table's ``kind`` -> its renderer.
+KINDS: dict[str, Callable[[Path, dict, Link], str]] = {
+    "headline": headline,
+    "comparison": comparison_table,
+    "demo": demo,
+    "single": single,
+    "elo": elo,
+    "deeprl": deeprl,
+    "leaves": leaves,
+    "ntuple-eval": ntuple_eval,
+    "strength": strength,
+    "strength-paired": strength_paired,
+    "markdown-table": markdown_table,
+    "ntuple-speed": ntuple_speed,
+    "box-table": box_table,
+    "net-steps": net_steps,
+    "default-searches": default_searches,
+    "played-on": played_on,
+    "played-to": played_to,
+}
+
+
+def manifests() -> dict[Path, dict]:
+    """Every study folder's manifest under :data:`RESULTS`: folder -> its
+    ``manifest.json`` (``study``, ``records``, and ``tables``: name -> the table's
+    ``kind`` and what that renderer reads)."""
+    return {
+        path.parent: json.loads(path.read_text())
+        for path in sorted(RESULTS.rglob(MANIFEST))
+    }
+
+
+def tables() -> dict[str, tuple[Path, dict]]:
+    """Every generated table: name -> (its study folder, its manifest entry).
+
+    Raises:
+        ValueError: two manifests name the same table, or a table of unknown kind.
+    """
+    found: dict[str, tuple[Path, dict]] = {}
+    for folder, manifest in manifests().items():
+        for name, spec in manifest.get("tables", {}).items():
+            where = folder.relative_to(RESULTS).as_posix()
+            if name in found:
+                other = found[name][0].relative_to(RESULTS).as_posix()
+                raise ValueError(f"table {name!r} is in {other}/ and {where}/")
+            if spec.get("kind") not in KINDS:
+                raise ValueError(
+                    f"{where}/{MANIFEST}: table {name!r} has kind {spec.get('kind')!r}"
+                    f" (known: {', '.join(KINDS)})"
+                )
+            found[name] = (folder, spec)
+    return found
+
+
+def pages() -> list[str]:
+    """Every page with generated tables: :data:`PAGES`, then the ``README.md`` of each
+    study whose manifest has tables (a study's own tables sit in its README)."""
+    studies = [
+        f"benchmarks/results/{folder.relative_to(RESULTS).as_posix()}/README.md"
+        for folder, manifest in manifests().items()
+        if manifest.get("tables")
+    ]
+    return [*PAGES, *studies]
+
+
+def _link_for(page: str) -> Callable[[str, str], str]:
+    """README: a Markdown link (GitHub follows it); a docs page: the path as code
+    (the site holds no records)."""
+    if page == "README.md":
+        return lambda target, text: f"[{text}]({target})"
+    return lambda target, text: f"{text} (`{target}`)"
+
+
+def render(page: str, text: str) -> str:
+    """``text`` of ``page`` with every marked table regenerated.
+
+    Raises:
+        ValueError: a marker names no known table.
+    """
+    link = _link_for(page)
+    known = tables()
+
+    def fill(m: re.Match) -> str:
+        name = m["name"]
+        if name not in known:
+            raise ValueError(
+                f"{page}: unknown table {name!r} (known: {', '.join(known)})"
+            )
+        folder, spec = known[name]
+        return f"{m[1]}{KINDS[spec['kind']](folder, spec, link)}\n{m[4]}"
+
+    return MARKER.sub(fill, text)
+
+
+def stale(root: Path | None = None) -> list[str]:
+    """``"PAGE: table NAME"`` of every generated table that differs from its
+    records."""
+    out = []
+    for page in pages():
+        path = (root or ROOT) / page
+        if not path.is_file():
+            continue
+        text = path.read_text()
+        fresh = {m["name"]: m["body"] for m in MARKER.finditer(render(page, text))}
+        for m in MARKER.finditer(text):
+            if m["body"] != fresh[m["name"]]:
+                out.append(f"{page}: table {m['name']}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks tables",
+        description="rewrite every generated results table from the records",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="change nothing; exit 1 if a table differs"
+    )
+    args = parser.parse_args(argv)
+    if args.check:
+        bad = stale()
+        for line in bad:
+            print(f"stale: {line} (python -m benchmarks tables rewrites it)")
+        sys.exit(1 if bad else 0)
+    for page in pages():
+        path = ROOT / page
+        if path.is_file():
+            text = path.read_text()
+            new = render(page, text)
+            if new != text:
+                path.write_text(new)
+                print(f"rewrote {page}")
