@@ -894,3 +894,17 @@ def test_a_threes_net_without_the_preview_index(tmp_path):
     for bad in ({"env_id": "2048-v0"}, {"env_id": "Threes-v0", "resume": True}):
         with pytest.raises(ValueError, match="without the preview index"):
             _train(tmp_path, "np", 40, preview=False, **bad)
+
+
+def test_a_new_run_into_a_trained_runs_directory_is_refused(tmp_path):
+    out = _train(tmp_path, "run", 20)
+    before = (out / "weights.npz").read_bytes()
+    with pytest.raises(ValueError, match="already holds a run; pass resume=True"):
+        _train(tmp_path, "run", 20, seed=1)
+    assert (out / "weights.npz").read_bytes() == before
+    cli = [sys.executable, "-m", "playahead", "train", "ntuple", "--env", "2048-v0"]
+    cli += ["--games", "20", "--out", str(out), "--no-progress"]
+    done = subprocess.run(cli, capture_output=True, text=True)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "already holds a run; pass resume=True (--resume)" in done.stderr
+    assert (out / "weights.npz").read_bytes() == before

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from playahead._procs import on_signals
+from playahead._rundirs import refuse_another_run
 from playahead.games import threes, twenty48
 from playahead.ntuple import _td
 from playahead.ntuple._kernels import pattern_runs
@@ -363,7 +364,7 @@ def train_ntuple(
         env_id: ``"2048-v0"`` or ``"Threes-v0"``.
         games: total training games (a resumed run plays the rest); a game with
             restarts counts once.
-        out: run directory.
+        out: run directory (must not hold another run unless ``resume``).
         seed: seed of the training generator.
         lr: TD learning rate, spread over the ``8 * P`` lookups.
         patterns: tuple patterns (hex strings of cells, e.g. ``"012345"``, or a set
@@ -427,8 +428,9 @@ def train_ntuple(
 
     Raises:
         ValueError: bad options (before any game), a net too large for the memory,
-            ``resume`` without a model in ``out``, or another live run training
-            into ``out`` (:func:`run_lock`).
+            ``resume`` without a model in ``out``, a new run into an ``out`` that
+            holds one, or another live run training into ``out``
+            (:func:`run_lock`).
     """
     for name, v, cap in (
         ("games", games, MAX_GAMES),
@@ -504,6 +506,7 @@ def train_ntuple(
                 }
         _check_starts(model.meta, starts, start_share, out)
     else:
+        refuse_another_run(out, "model.json")
         recipe = dict(RECIPES[env_id])
         if search_share is not None or search_depth is not None:
             recipe.update(NO_SEARCH)
