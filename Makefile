@@ -14,7 +14,7 @@ $(PY):
 
 # Stamps re-run an install when the project's requirements change.
 $(VENV)/.demo-installed: pyproject.toml constraints.txt | $(PY)
-	$(PIP) -e ".[plots,rl]"
+	$(PIP) -e ".[plots,rl,serve]"
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml constraints.txt | $(PY)

@@ -100,6 +100,7 @@ def test_demo_help_shows_the_defaults(capsys):
     assert "(default: 20)" in text and "(default: 100000)" in text
     assert "(default: playahead-demo)" in text and "(default: 2048-v0)" in text
     assert "3,000 on 2048-v0" in text
+    assert "(default: None)" not in text  # --ntuple-games and --agents say it
 
 
 def test_demo_budgets_out_of_range_are_refused(capsys):

@@ -43,6 +43,18 @@ def test_cli_names_the_missing_extra(hidden, argv, extra, tmp_path):
     assert "random" not in done.stdout  # --plot: refused before any game was played
 
 
+def test_demo_without_torch_stops_before_any_training(tmp_path):
+    code = "from playahead.cli import main\n"  # this tree's, imported before the cd
+    code += f"import os; os.chdir({str(tmp_path)!r})\n"
+    done = run_hidden(RL, code + "sys.exit(main(['demo', '--out', 'd']))")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == [
+        "playahead demo: error: the demo's MaskablePPO needs torch (the 'rl' extra): "
+        "pip install 'playahead[rl]'; --train-steps 0 leaves it out"
+    ]
+    assert not (tmp_path / "d").exists()  # no n-tuple net was trained first
+
+
 def test_ppo_agent_names_the_rl_extra(tmp_path):
     (tmp_path / "model.zip").write_bytes(b"PK")
     code = (

@@ -140,7 +140,10 @@ def _sb3(parser: argparse.ArgumentParser) -> None:
 def _ntuple(nt: argparse.ArgumentParser) -> None:
     """The n-tuple options."""
     nt.add_argument(
-        "--games", type=_positive_int, default=100_000, help="training games"
+        "--games",
+        type=_positive_int,
+        default=100_000,
+        help="training games (default 100000)",
     )
     nt.add_argument(
         "--patterns",
@@ -178,7 +181,9 @@ def _ntuple(nt: argparse.ArgumentParser) -> None:
         help="restart strategy: replay each game of 10+ moves from its middle "
         "(default 2048: on; Threes: off)",
     )
-    nt.add_argument("--init", type=float, default=0.0, help="optimistic initial value")
+    nt.add_argument(
+        "--init", type=float, default=0.0, help="optimistic initial value (default 0)"
+    )
     nt.add_argument(
         "--stages",
         default=None,
@@ -245,10 +250,13 @@ def _ntuple(nt: argparse.ArgumentParser) -> None:
         "--eval-every",
         type=_positive_int,
         default=10_000,
-        help="games between evaluations and checkpoints",
+        help="games between evaluations and checkpoints (default 10000)",
     )
     nt.add_argument(
-        "--eval-games", type=_positive_int, default=100, help="games per evaluation"
+        "--eval-games",
+        type=_positive_int,
+        default=100,
+        help="games per evaluation (default 100)",
     )
     # PPO/DQN options given here get a clear refusal rather than argparse's usage line
     nt.add_argument("--hp", action="append", default=[], help=argparse.SUPPRESS)
