@@ -77,3 +77,17 @@ def test_pettingzoo_view_names_its_extra():
     )
     done = run_hidden(["pettingzoo"], code)
     assert "pip install 'playahead[pettingzoo]'" in done.stdout, done.stderr
+
+
+def test_the_thirdparty_extra_and_the_recipe_name_what_rl_zoo3_enjoy_imports():
+    # rl-zoo3 2.9.2's enjoy imports requests (rl_zoo3.load_from_hub) without declaring
+    # it; Ray brings it into the thirdparty venv, which must not hide the need
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    extra = project["optional-dependencies"]["thirdparty"]
+    assert any(r.startswith("requests") for r in extra), extra
+    recipe = (root / "docs" / "recipes.md").read_text()
+    assert "pip install rl_zoo3==2.9.2 requests" in recipe
