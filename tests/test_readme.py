@@ -100,3 +100,20 @@ def test_the_tour_calls_action_masks_the_way_that_works_on_a_made_env():
     with pytest.raises(AttributeError):  # why the tour goes through unwrapped
         env.action_masks()
     assert env.get_wrapper_attr("action_masks")().tolist() == [True] * 4
+
+
+def test_getting_started_gives_the_30000_game_step_its_time_from_the_record():
+    page = (README.parent / "docs" / "getting-started.md").read_text()
+    text = " ".join(page.split())
+    assert "--games 30_000" in page
+    record = re.search(r"`(benchmarks/results/[\w/.-]+progress\.csv)`", text).group(1)
+    seconds = float(
+        re.search(r"30,000 games at ([\d,]+) CPU seconds", text)
+        .group(1)
+        .replace(",", "")
+    )
+    rows = (README.parent / record).read_text().splitlines()
+    row = next(r.split(",") for r in rows if r.startswith("30000,"))
+    assert round(float(row[-1])) == seconds
+    minutes = int(re.search(r"about (\d+) minutes of one CPU core", text).group(1))
+    assert minutes == round(seconds / 60)
