@@ -59,6 +59,16 @@ NTUPLE_GAMES = {"2048-v0": 3_000, "Threes-v0": 250_000}
 SHORT = {"2048-v0": "2048", "Threes-v0": "threes"}
 
 
+def _env_id(name: str) -> str:
+    """``--env``: the env id of any name of the game (see ``envs.env_id_of``)."""
+    from playahead.envs import env_id_of
+
+    try:
+        return env_id_of(name)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 class _DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
     """argparse's defaults in the help, less the ``(default: None)`` of an option
     whose help already says what its absence does."""
@@ -73,7 +83,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``playahead demo`` (``--help`` shows each default)."""
     parser.formatter_class = _DefaultsHelp
     parser.add_argument(
-        "--env", default="2048-v0", choices=sorted(SEARCH_AGENTS), help="the game"
+        "--env",
+        default="2048-v0",
+        type=_env_id,
+        choices=sorted(SEARCH_AGENTS),
+        help="the game (its env id or name: 2048, threes)",
     )
     parser.add_argument("--out", default="playahead-demo", help="folder for everything")
     parser.add_argument("--games", type=int, default=20, help="seeded games per agent")

@@ -43,11 +43,11 @@ def _common(parser: argparse.ArgumentParser, algo: str) -> None:
         "--env",
         required=True,
         dest="env_id",
-        help="env id, e.g. "
+        help="env id or game name, e.g. "
         + (
-            "2048-v0, Threes-v0"
+            "2048-v0, Threes-v0, threes"
             if algo == "ntuple"
-            else "Threes-v0, 2048-v0, TicTacToe-v0"
+            else "Threes-v0, 2048-v0, TicTacToe-v0, connect4"
         ),
     )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -276,9 +276,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
             _sb3(p)
 
 
+def ntuple_env_id(name: str) -> str:
+    """The env id ``train ntuple --env`` names (an id or a game's name, ``threes``).
+
+    Raises:
+        SystemExit: not a game an n-tuple net plays (the message names them).
+    """
+    from playahead.envs import registered_id
+    from playahead.ntuple.model import ENVS
+
+    env_id = registered_id(name).removeprefix("playahead/")
+    if env_id not in ENVS:
+        raise SystemExit(f"ntuple trains on {', '.join(ENVS)}, not {name!r}")
+    return env_id
+
+
 def run_ntuple(args: argparse.Namespace) -> int:
     """``playahead train ntuple``: no torch import."""
-    from playahead.ntuple.model import ENVS
     from playahead.ntuple.train import train_ntuple
     from playahead.train.config import parse_overrides
 
@@ -288,9 +302,7 @@ def run_ntuple(args: argparse.Namespace) -> int:
             "an n-tuple run takes --lr, --lambda, --tc, --restarts, --patterns, "
             "--init and --stages"
         )
-    env_id = next((e for e in ENVS if e.lower() == args.env_id.lower()), None)
-    if env_id is None:
-        raise SystemExit(f"ntuple trains on {', '.join(ENVS)}, not {args.env_id!r}")
+    env_id = ntuple_env_id(args.env_id)
     out = args.out or f"runs/{env_id.lower()}-ntuple-s{args.seed}"
     try:
         path = train_ntuple(
