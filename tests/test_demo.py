@@ -168,6 +168,7 @@ def test_the_committed_demo_record_is_what_the_demo_plays(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # 100,000 PPO steps, then the demo's games
 def test_the_committed_demo_record_with_maskableppo(tmp_path):
     _, args = _record_args()
     played = _check_against_record(tmp_path, train_steps=args.train_steps)

@@ -498,6 +498,7 @@ def test_cli_changes_rate_and_tc_on_resume(tmp_path):
     ]
 
 
+@pytest.mark.kernel
 def test_multi_stage_net_trains_saves_and_plays(tmp_path):
     from tests import naive_ntuple as naive
 
@@ -779,6 +780,7 @@ def test_workers_train_one_net_together(tmp_path):
     np.testing.assert_array_equal(a.weights, b.weights)
 
 
+@pytest.mark.kernel
 def test_optimistic_init_values_every_afterstate_of_every_stage(tmp_path):
     """``init`` is spread over the 8 * P lookups of each stage, so any afterstate
     starts at ``init``, and training with TC moves the values from there."""

@@ -149,6 +149,7 @@ def test_mcts_agrees_with_minimax_on_small_endgames():
 # ----------------------------------------------------------------- Nim and Chips
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("k", [2, 3, 5])
 @pytest.mark.parametrize("misere", [False, True])
 def test_nim_minimax_solves_every_start(k, misere):
@@ -177,6 +178,7 @@ def _last_chip_wins(pile: int, limit: int) -> bool:
     )
 
 
+@pytest.mark.kernel
 def test_chips_last_chip_follows_the_fibonacci_rule():
     fibonacci = {1, 2, 3, 5, 8, 13, 21, 34}
     agent = playahead.make_agent("minimax", seed=0)
@@ -192,6 +194,7 @@ def test_chips_last_chip_follows_the_fibonacci_rule():
             assert not _last_chip_wins(n - take, 2 * take)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("n", [7, 9, 15])
 def test_chips_even_total_compiled_search_matches_the_generic_one(n):
     env = ChipsEnv(n=n, rule="even_total", opponent=None)
@@ -202,6 +205,7 @@ def test_chips_even_total_compiled_search_matches_the_generic_one(n):
     np.testing.assert_array_equal(fast.values, slow.values)
 
 
+@pytest.mark.kernel
 def test_compiled_minimax_matches_generic_on_tictactoe_positions():
     rng = np.random.default_rng(0)
     fast = playahead.make_agent("minimax", seed=0)

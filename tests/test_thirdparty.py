@@ -18,7 +18,8 @@ import pytest
 import playahead  # noqa: F401  (registers the ids)
 from playahead.wrappers import ActionMaskObservation
 
-pytestmark = pytest.mark.thirdparty
+#: rl-zoo3's runs are subprocesses of up to 600 s each
+pytestmark = [pytest.mark.thirdparty, pytest.mark.timeout(1800)]
 
 ROOT = Path(__file__).resolve().parent.parent
 
