@@ -50,7 +50,7 @@ def test_hint_help_names_the_units_and_shows_examples(capsys):
 def test_every_train_ntuple_option_with_a_value_shows_its_default():
     parser = _subparsers(_subparsers(build_parser())["train"])["ntuple"]
     for action in parser._actions:
-        if action.help == argparse.SUPPRESS or not action.option_strings:
+        if action.help == argparse.SUPPRESS or action.nargs == 0:  # switches
             continue
         if action.default not in (None, False, []) and action.dest != "help":
             assert "default" in action.help, (action.option_strings, action.help)
