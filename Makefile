@@ -14,7 +14,7 @@ $(PY):
 
 # Stamps re-run an install when the project's requirements change.
 $(VENV)/.demo-installed: pyproject.toml constraints.txt | $(PY)
-	$(PIP) -e ".[plots,rl]"
+	$(PIP) -e ".[plots,rl,serve]"
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml constraints.txt | $(PY)
@@ -39,11 +39,12 @@ test: $(VENV)/.test-installed
 docs: $(VENV)/.test-installed
 	$(PY) -m sphinx -W --keep-going -n -b html docs docs/_build/html
 
-# The compiled kernels' tests again, with numba's JIT off (kernels run as plain Python).
+# The compiled kernels' tests again, with numba's JIT off (kernels run as plain Python):
+# every test marked `kernel` (tests/test_suite.py checks that each test using a
+# plain-Python reference is).
 test-nojit: $(VENV)/.test-installed
 	NUMBA_DISABLE_JIT=1 HYPOTHESIS_PROFILE=nojit $(PY) -m pytest -p no:cacheprovider \
-		tests/test_tile_rules.py tests/test_planners_kernels.py tests/test_ntuple_kernels.py \
-		tests/test_expectimax_leaves.py tests/test_expectimax_bonus.py
+		-m kernel tests
 
 test-slow: $(VENV)/.test-installed
 	$(PY) -m pytest -m "slow and not thirdparty"

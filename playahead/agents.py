@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import re
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -128,7 +129,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     name, _, rest = spec.strip().partition(":")
     options: dict[str, Any] = {}
     if rest.strip():
-        for part in rest.split(","):
+        for part in _options_of(rest):
             key, eq, value = part.partition("=")
             if not eq or not key.strip():
                 raise ValueError(
@@ -137,6 +138,23 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
                 )
             options[key.strip()] = _parse_value(value)
     return name.strip(), options
+
+
+def _options_of(text: str) -> list[str]:
+    """The ``key=value`` parts of a spec's options; a part that is a ``tile:number``
+    pair continues the value before it, so a schedule keeps its commas
+    (``"cutoffs=0:0.01,3072:0.004,c=1"`` -> ``["cutoffs=0:0.01,3072:0.004",
+    "c=1"]``)."""
+    parts: list[str] = []
+    for part in text.split(","):
+        if parts and "=" in parts[-1] and _PAIR.fullmatch(part.strip()):
+            parts[-1] += "," + part
+        else:
+            parts.append(part)
+    return parts
+
+
+_PAIR = re.compile(r"\d+\s*:\s*[-+.\deE]+")
 
 
 def _parameters(spec: str) -> dict[str, inspect.Parameter]:

@@ -45,3 +45,14 @@ def test_hint_help_names_the_units_and_shows_examples(capsys):
     out = capsys.readouterr().out
     assert "expected final score (e.g. 412,300)" in out
     assert "playahead hint nim --pile 13 --k 3" in out
+
+
+def test_every_train_ntuple_option_with_a_value_shows_its_default():
+    parser = _subparsers(_subparsers(build_parser())["train"])["ntuple"]
+    for action in parser._actions:
+        if action.help == argparse.SUPPRESS or action.nargs == 0:  # switches
+            continue
+        if action.default not in (None, False, []) and action.dest != "help":
+            assert "default" in action.help, (action.option_strings, action.help)
+    games = next(a for a in parser._actions if a.dest == "games")
+    assert "(default 100000)" in games.help

@@ -100,6 +100,7 @@ def test_demo_help_shows_the_defaults(capsys):
     assert "(default: 20)" in text and "(default: 100000)" in text
     assert "(default: playahead-demo)" in text and "(default: 2048-v0)" in text
     assert "3,000 on 2048-v0" in text
+    assert "(default: None)" not in text  # --ntuple-games and --agents say it
 
 
 def test_demo_budgets_out_of_range_are_refused(capsys):
@@ -167,6 +168,7 @@ def test_the_committed_demo_record_is_what_the_demo_plays(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # 100,000 PPO steps, then the demo's games
 def test_the_committed_demo_record_with_maskableppo(tmp_path):
     _, args = _record_args()
     played = _check_against_record(tmp_path, train_steps=args.train_steps)

@@ -113,3 +113,35 @@ def test_replacing_the_model_behind_a_spec_is_not_passed_off_as_stored(tmp_path)
     with pytest.raises(ValueError, match="changed since 3 of its games"):
         evaluate("2048-v0", [spec], 3, 0, store=store)
     evaluate("2048-v0", [spec], 3, 0, store=tmp_path / "new.sqlite")  # a new file
+
+
+def test_a_full_disk_during_evaluate_says_so_in_one_line_and_the_store_resumes(
+    tmp_path, monkeypatch, capsys
+):
+    from playahead.cli import main
+
+    path = tmp_path / "r.sqlite"
+    argv = ["evaluate", "--env", "2048-v0", "--agents", "random", "--games", "40"]
+    argv += ["--seed", "0", "--out", str(path), "--quiet"]
+    opened = Store._open
+
+    def small_disk(self):  # the file may not grow past its size on opening + 2 pages
+        opened(self)
+        (pages,) = self._db.execute("PRAGMA page_count").fetchone()
+        self._db.execute(f"PRAGMA max_page_count = {pages + 2}")
+
+    monkeypatch.setattr(Store, "_open", small_disk)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert f"cannot write to {path}: the disk is full; the " in err
+    assert "run the same command again to play the rest" in err
+    with Store(path, "2048-v0", {}, 0, "single") as store:
+        kept = store.count()
+    assert 0 < kept < 40  # the games before the full disk, each whole
+    monkeypatch.setattr(Store, "_open", opened)  # space freed
+    assert main(argv) == 0
+    capsys.readouterr()
+    with Store(path, "2048-v0", {}, 0, "single") as store:
+        rows = store.records("random")
+    assert sorted(r.game_index for r in rows) == list(range(40))

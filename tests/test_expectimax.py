@@ -77,6 +77,7 @@ def analyze(env, **options):
 # ---------------------------------------------------------------- vs the reference
 
 
+@pytest.mark.kernel
 @settings(max_examples=25)
 @given(seed=st.integers(0, 2**32 - 1), n_tiles=st.integers(3, 15))
 def test_2048_depth_1_matches_reference(seed, n_tiles):
@@ -88,6 +89,7 @@ def test_2048_depth_1_matches_reference(seed, n_tiles):
         assert_values_match(got.values, naive.values_2048(faces.tolist(), 1, cutoff))
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize(("cutoff", "tt"), [(0.0, True), (0.01, False)])
 def test_2048_depth_2_matches_reference(seed, cutoff, tt):
@@ -96,6 +98,7 @@ def test_2048_depth_2_matches_reference(seed, cutoff, tt):
     assert_values_match(got.values, naive.values_2048(faces.tolist(), 2, cutoff))
 
 
+@pytest.mark.kernel
 def test_2048_score_evaluator_matches_reference():
     faces = random_2048(np.random.default_rng(7), 10)
     got = analyze(env_2048(faces, score=100), depth=1, evaluator="score")
@@ -104,6 +107,7 @@ def test_2048_score_evaluator_matches_reference():
     assert_values_match(got.values - 100, ref)
 
 
+@pytest.mark.kernel
 @settings(max_examples=25)
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -126,6 +130,7 @@ def test_threes_depth_1_matches_reference(seed, n_cards, top_rank, deck):
         assert_values_match(got.values, ref)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize(("seed", "top_rank"), [(0, 5), (1, 8)])
 def test_threes_depth_2_matches_reference(seed, top_rank):
     faces = random_threes(np.random.default_rng(seed), 11, top_rank)
@@ -165,6 +170,7 @@ def search(game, faces, depth, cards=0, table=None):
 OPEN_2048 = [[2, 0, 0, 0], [4, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 8]]
 
 
+@pytest.mark.kernel
 def test_2048_spawns_a_two_with_probability_0_9_on_any_empty_cell():
     values = search("2048", OPEN_2048, 2, table=np.ones(1 << 16))  # 8 lines of 1
     assert np.allclose(values[~np.isnan(values)], 8.0, rtol=1e-12)
@@ -176,6 +182,7 @@ def test_2048_spawns_a_two_with_probability_0_9_on_any_empty_cell():
 OPEN_THREES = [[1, 0, 0, 3], [0, 0, 0, 0], [0, 2, 0, 0], [6, 0, 0, 0]]
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize(
     ("deck", "expected"),
     [
@@ -192,6 +199,7 @@ def test_threes_deck_counting(deck, expected):
     assert np.allclose(values[~np.isnan(values)], 12 + 2 + expected, rtol=1e-12)
 
 
+@pytest.mark.kernel
 def test_threes_bonus_cards_once_48_is_on_the_board():
     faces = [[1, 0, 0, 3], [0, 0, 0, 0], [0, 2, 0, 0], [96, 0, 0, 0]]  # bonus 6 or 12
     cards = threes.pack_cards(0, 0, 1, 3, 3)
@@ -207,6 +215,7 @@ def test_threes_bonus_cards_once_48_is_on_the_board():
 # ---------------------------------------------------------------- evaluators
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize(
     ("name", "game", "line_score"),
     [
@@ -223,6 +232,7 @@ def test_evaluator_tables_equal_slow_line_scores(name, game, line_score):
         assert table[row] == pytest.approx(line_score(ranks), rel=1e-12)
 
 
+@pytest.mark.kernel
 def test_threes_score_evaluator_is_the_score():
     rng = np.random.default_rng(1)
     table = get_evaluator("score", "Threes").table

@@ -25,6 +25,9 @@ from tests.test_expectimax import (
 )
 from tests.test_expectimax_leaves import CELLS, model_dir, weights_of
 
+#: every test here checks a kernel (``make test-nojit`` runs them as plain Python)
+pytestmark = pytest.mark.kernel
+
 THREES = "Threes-v0"
 
 

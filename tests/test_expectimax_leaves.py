@@ -23,6 +23,9 @@ from tests.test_expectimax import (
     random_threes,
 )
 
+#: every test here checks a kernel (``make test-nojit`` runs them as plain Python)
+pytestmark = pytest.mark.kernel
+
 PATTERNS = ("012", "459")
 CELLS = [tuple(int(c, 16) for c in p) for p in PATTERNS]
 

@@ -43,6 +43,18 @@ def test_cli_names_the_missing_extra(hidden, argv, extra, tmp_path):
     assert "random" not in done.stdout  # --plot: refused before any game was played
 
 
+def test_demo_without_torch_stops_before_any_training(tmp_path):
+    code = "from playahead.cli import main\n"  # this tree's, imported before the cd
+    code += f"import os; os.chdir({str(tmp_path)!r})\n"
+    done = run_hidden(RL, code + "sys.exit(main(['demo', '--out', 'd']))")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == [
+        "playahead demo: error: the demo's MaskablePPO needs torch (the 'rl' extra): "
+        "pip install 'playahead[rl]'; --train-steps 0 leaves it out"
+    ]
+    assert not (tmp_path / "d").exists()  # no n-tuple net was trained first
+
+
 def test_ppo_agent_names_the_rl_extra(tmp_path):
     (tmp_path / "model.zip").write_bytes(b"PK")
     code = (
@@ -65,3 +77,17 @@ def test_pettingzoo_view_names_its_extra():
     )
     done = run_hidden(["pettingzoo"], code)
     assert "pip install 'playahead[pettingzoo]'" in done.stdout, done.stderr
+
+
+def test_the_thirdparty_extra_and_the_recipe_name_what_rl_zoo3_enjoy_imports():
+    # rl-zoo3 2.9.2's enjoy imports requests (rl_zoo3.load_from_hub) without declaring
+    # it; Ray brings it into the thirdparty venv, which must not hide the need
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    extra = project["optional-dependencies"]["thirdparty"]
+    assert any(r.startswith("requests") for r in extra), extra
+    recipe = (root / "docs" / "recipes.md").read_text()
+    assert "pip install rl_zoo3==2.9.2 requests" in recipe

@@ -17,6 +17,7 @@ from playahead.planners import evaluators as ev
 from playahead.planners.expectimax import ExpectimaxAgent
 
 
+@pytest.mark.kernel
 @given(st.lists(st.integers(0, 15), min_size=4, max_size=4))
 def test_feature_tables_match_the_plain_definitions(line):
     row = sum(r << (4 * i) for i, r in enumerate(line))
@@ -26,6 +27,7 @@ def test_feature_tables_match_the_plain_definitions(line):
         assert tables[k, row] == pytest.approx(expected[name], abs=1e-9), name
 
 
+@pytest.mark.kernel
 def test_known_line_features():
     f = naive.line_features([1, 2, 0, 0])
     assert (f["empty"], f["merge12"], f["small"], f["stuck"]) == (2, 1, 2, 0)
@@ -33,6 +35,7 @@ def test_known_line_features():
     assert (f["merge"], f["double"], f["edge"]) == (1, 1, 1)
 
 
+@pytest.mark.kernel
 def test_openness_weights_give_the_openness_table_up_to_a_constant():
     table = ev.weighted_table(ev.OPENNESS_WEIGHTS, 0.0)
     rows = np.arange(1 << 16)

@@ -12,6 +12,9 @@ from playahead.kernels import ntuple as k
 from playahead.kernels import td
 from tests import naive_ntuple as naive
 
+#: every test here checks a kernel (``make test-nojit`` runs them as plain Python)
+pytestmark = pytest.mark.kernel
+
 PATTERNS = [(0, 1, 2), (4, 5, 9)]
 RUNS_1_2_3 = [(0, 1, 2, 3), (4, 5, 8, 9), (10, 3, 1, 2)]
 

@@ -498,6 +498,7 @@ def test_cli_changes_rate_and_tc_on_resume(tmp_path):
     ]
 
 
+@pytest.mark.kernel
 def test_multi_stage_net_trains_saves_and_plays(tmp_path):
     from tests import naive_ntuple as naive
 
@@ -779,6 +780,7 @@ def test_workers_train_one_net_together(tmp_path):
     np.testing.assert_array_equal(a.weights, b.weights)
 
 
+@pytest.mark.kernel
 def test_optimistic_init_values_every_afterstate_of_every_stage(tmp_path):
     """``init`` is spread over the 8 * P lookups of each stage, so any afterstate
     starts at ``init``, and training with TC moves the values from there."""
@@ -894,3 +896,17 @@ def test_a_threes_net_without_the_preview_index(tmp_path):
     for bad in ({"env_id": "2048-v0"}, {"env_id": "Threes-v0", "resume": True}):
         with pytest.raises(ValueError, match="without the preview index"):
             _train(tmp_path, "np", 40, preview=False, **bad)
+
+
+def test_a_new_run_into_a_trained_runs_directory_is_refused(tmp_path):
+    out = _train(tmp_path, "run", 20)
+    before = (out / "weights.npz").read_bytes()
+    with pytest.raises(ValueError, match="already holds a run; pass resume=True"):
+        _train(tmp_path, "run", 20, seed=1)
+    assert (out / "weights.npz").read_bytes() == before
+    cli = [sys.executable, "-m", "playahead", "train", "ntuple", "--env", "2048-v0"]
+    cli += ["--games", "20", "--out", str(out), "--no-progress"]
+    done = subprocess.run(cli, capture_output=True, text=True)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "already holds a run; pass resume=True (--resume)" in done.stderr
+    assert (out / "weights.npz").read_bytes() == before

@@ -29,6 +29,7 @@ print("tour ok")
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3000)  # its steps' own limits add up to 2,520 s
 def test_wheel_installs_in_a_clean_venv_and_runs_the_tour(tmp_path):
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", tmp_path, ROOT],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 
 import numpy as np
 import pytest
@@ -149,6 +150,7 @@ def test_mcts_agrees_with_minimax_on_small_endgames():
 # ----------------------------------------------------------------- Nim and Chips
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("k", [2, 3, 5])
 @pytest.mark.parametrize("misere", [False, True])
 def test_nim_minimax_solves_every_start(k, misere):
@@ -177,10 +179,13 @@ def _last_chip_wins(pile: int, limit: int) -> bool:
     )
 
 
+@pytest.mark.kernel
 def test_chips_last_chip_follows_the_fibonacci_rule():
     fibonacci = {1, 2, 3, 5, 8, 13, 21, 34}
     agent = playahead.make_agent("minimax", seed=0)
-    for n in range(2, 41):
+    # piles to 40; to 16 when the kernel runs as plain Python (make test-nojit)
+    top = 16 if os.environ.get("NUMBA_DISABLE_JIT") == "1" else 40
+    for n in range(2, top + 1):
         env = ChipsEnv(n=n, opponent=None)
         env.reset(seed=0)
         analysis = agent.analyze(env)
@@ -192,6 +197,7 @@ def test_chips_last_chip_follows_the_fibonacci_rule():
             assert not _last_chip_wins(n - take, 2 * take)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("n", [7, 9, 15])
 def test_chips_even_total_compiled_search_matches_the_generic_one(n):
     env = ChipsEnv(n=n, rule="even_total", opponent=None)
@@ -202,6 +208,7 @@ def test_chips_even_total_compiled_search_matches_the_generic_one(n):
     np.testing.assert_array_equal(fast.values, slow.values)
 
 
+@pytest.mark.kernel
 def test_compiled_minimax_matches_generic_on_tictactoe_positions():
     rng = np.random.default_rng(0)
     fast = playahead.make_agent("minimax", seed=0)

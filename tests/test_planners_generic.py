@@ -107,6 +107,7 @@ def test_planners_search_for_whichever_player_moves():
     assert analysis.action == 0 and analysis.values[0] == 1.0
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("spec", ["mcts:n_simulations=2000", "mc:n_rollouts=2000"])
 def test_generic_and_compiled_search_agree_on_nim(spec):
     env = NimEnv(n=9, k=3, opponent=None)

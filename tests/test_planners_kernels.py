@@ -7,12 +7,16 @@ import math
 
 import gymnasium as gym
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from playahead.games import connect_four, nim, tictactoe, twenty48
 from playahead.games._board64 import count_empty
 from playahead.kernels import duels, tiles
+
+#: every test here checks a kernel (``make test-nojit`` runs them as plain Python)
+pytestmark = pytest.mark.kernel
 
 # ----------------------------------------------------------------- 2048 and Threes
 

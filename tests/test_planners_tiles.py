@@ -13,6 +13,7 @@ from playahead.games import twenty48
 from playahead.kernels import tiles
 
 
+@pytest.mark.kernel
 def test_values_are_final_scores_including_the_score_so_far():
     env = gym.make("2048-v0")
     env.reset(seed=0)
@@ -59,6 +60,7 @@ def test_mcts_keeps_the_subtree_of_the_real_move():
     assert fresh.analyze(env).stats["reused_nodes"] == 0
 
 
+@pytest.mark.kernel
 def test_mcts_chance_nodes_share_outcomes():
     """A move into a nearly full 2048 board has few outcomes (2 cells x 2 tiles);
     repeated samples land in the same child instead of making new ones."""

@@ -67,3 +67,53 @@ def test_every_relative_link_in_the_readme_leads_to_a_file():
     assert len(local) >= 10  # the pictures and the docs pages at least
     missing = [t for t in local if not (README.parent / t).exists()]
     assert not missing, missing
+
+
+#: The extra each command of the README needs beyond the core (``playahead._extras``).
+COMMAND_EXTRAS = {"serve": "serve", "curves": "plots", "demo": "rl"}
+
+
+def test_make_demo_installs_every_extra_the_readme_commands_need():
+    makefile = (README.parent / "Makefile").read_text()
+    stamp = re.search(r"\.demo-installed:.*\n\t\$\(PIP\) -e \"\.\[([\w,]+)\]", makefile)
+    installed = set(stamp.group(1).split(","))
+    for command in _readme_commands():
+        word = command.split()[1]
+        if word == "train" and command.split()[2] in ("ppo", "dqn"):
+            word = "demo"  # the same rl extra
+        if word in COMMAND_EXTRAS:
+            assert COMMAND_EXTRAS[word] in installed, (command, installed)
+    assert any(c.split()[1] == "serve" for c in _readme_commands())
+
+
+def test_the_tour_calls_action_masks_the_way_that_works_on_a_made_env():
+    import gymnasium as gym
+    import pytest
+
+    import playahead  # noqa: F401
+
+    tour = _tour()
+    assert "env.unwrapped.action_masks()" in tour
+    assert "env.action_masks()" not in tour
+    env = gym.make("Threes-v0")
+    env.reset(seed=0)
+    with pytest.raises(AttributeError):  # why the tour goes through unwrapped
+        env.action_masks()
+    assert env.get_wrapper_attr("action_masks")().tolist() == [True] * 4
+
+
+def test_getting_started_gives_the_30000_game_step_its_time_from_the_record():
+    page = (README.parent / "docs" / "getting-started.md").read_text()
+    text = " ".join(page.split())
+    assert "--games 30_000" in page
+    record = re.search(r"`(benchmarks/results/[\w/.-]+progress\.csv)`", text).group(1)
+    seconds = float(
+        re.search(r"30,000 games at ([\d,]+) CPU seconds", text)
+        .group(1)
+        .replace(",", "")
+    )
+    rows = (README.parent / record).read_text().splitlines()
+    row = next(r.split(",") for r in rows if r.startswith("30000,"))
+    assert round(float(row[-1])) == seconds
+    minutes = int(re.search(r"about (\d+) minutes of one CPU core", text).group(1))
+    assert minutes == round(seconds / 60)

@@ -18,7 +18,8 @@ import pytest
 import playahead  # noqa: F401  (registers the ids)
 from playahead.wrappers import ActionMaskObservation
 
-pytestmark = pytest.mark.thirdparty
+#: rl-zoo3's runs are subprocesses of up to 600 s each
+pytestmark = [pytest.mark.thirdparty, pytest.mark.timeout(1800)]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -153,6 +154,20 @@ def test_rl_zoo3_trains_evaluates_and_enjoys_with_playaheads_hyperparameters(
     )
     episodes = [int(n) for n in re.findall(r"^Episode Length (\d+)$", out, re.M)]
     assert episodes and all(n < 300 for n in episodes)
+
+
+def test_rl_zoo3_enjoy_needs_requests_and_the_extra_names_it_itself():
+    # enjoy without requests (as in a venv of [rl] and rl_zoo3 alone): it stops
+    hide = "import sys; sys.modules['requests'] = None; import rl_zoo3.enjoy"
+    done = subprocess.run(
+        [sys.executable, "-c", hide], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode != 0 and "requests" in done.stderr.splitlines()[-1]
+    # so the extra names it, rather than getting it through ray[rllib]
+    from importlib.metadata import requires
+
+    extra = [r for r in requires("playahead") if 'extra == "thirdparty"' in r]
+    assert any(r.startswith("requests") for r in extra), extra
 
 
 def test_rl_zoo3_algos_are_the_ones_playahead_names_and_none_is_maskable():

@@ -153,6 +153,7 @@ def test_threes_every_12_basic_cards_hold_four_of_each():
         assert Counter(drawn[start : start + 12]) == {1: 4, 2: 4, 3: 4}
 
 
+@pytest.mark.kernel
 def test_threes_new_card_enters_only_at_far_edges_of_moved_lines():
     env = gym.make("Threes-v0")
     _, info = env.reset(seed=11)
@@ -197,6 +198,7 @@ def test_threes_bonus_cards_follow_the_rules():
     assert {w for w in seen if w[0] >= 4} == {(4, 4)}  # max 48: only a 6
 
 
+@pytest.mark.kernel
 def test_2048_spawns_are_about_ten_percent_fours():
     env = gym.make("2048-v0")
     _, info = env.reset(seed=2)

@@ -11,6 +11,9 @@ from hypothesis import strategies as st
 from benchmarks.speed import reference as ref
 from playahead.games import _board64, threes, twenty48
 
+#: every test here checks a kernel (``make test-nojit`` runs them as plain Python)
+pytestmark = pytest.mark.kernel
+
 DATA = Path(__file__).parent / "data"
 DIRECTIONS = {"up": 0, "right": 1, "down": 2, "left": 3}
 

@@ -13,6 +13,7 @@ from playahead.train import train  # noqa: E402
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # 100,000 PPO steps
 def test_ppo_beats_or_draws_random_at_tictactoe(tmp_path):
     out = train(
         "ppo",

@@ -52,6 +52,7 @@ def test_same_seed_same_trajectory(env_id):
     assert runs[0] == runs[1]
 
 
+@pytest.mark.kernel
 def test_2048_vector_steps_follow_the_rules_and_autoreset():
     env = _make("2048-v0", n=8)
     obs, info = env.reset(seed=3)

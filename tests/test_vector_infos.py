@@ -1,6 +1,8 @@
 """Gymnasium's own vector envs and wrappers on every id, and unmasked deterministic
 policies that must still finish their episodes (SB3's evaluate_policy)."""
 
+import textwrap
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -164,3 +166,54 @@ def test_cleanrl_dqn_bookkeeping_with_the_one_line_fix():
     after, rewards, *_ = envs.step(np.array([0]))
     assert rewards[0] == 0 and not np.array_equal(after, next_obs)
     assert np.count_nonzero(after) == 2  # a new game's two tiles
+
+
+def _recipe_log_episodes():
+    """``log_episodes`` of docs/recipes.md, CleanRL ppo.py's loop for Gymnasium 1.x."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).parent.parent / "docs" / "recipes.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", page, re.S)
+    block = next(b for b in blocks if "def log_episodes" in b)
+    namespace = {}
+    exec(compile(textwrap.dedent(block), "recipes.md", "exec"), namespace)
+    return namespace["log_episodes"]
+
+
+class _Writer:
+    """A TensorBoard ``SummaryWriter``'s ``add_scalar``, kept in a list."""
+
+    def __init__(self):
+        self.scalars = []
+
+    def add_scalar(self, tag, value, step):
+        self.scalars.append((tag, float(value), step))
+
+
+def test_cleanrl_ppo_logs_episode_returns_only_with_the_edit(capsys):
+    """CleanRL's ppo.py (docs/recipes.md): its ``final_info`` loop never fires under
+    Gymnasium 1.x; the recipe's loop logs every finished episode's return."""
+
+    def make_env():  # ppo.py's, less video
+        return gym.wrappers.RecordEpisodeStatistics(gym.make("playahead:2048-flat-v0"))
+
+    envs = gym.vector.SyncVectorEnv([make_env, make_env])
+    envs.reset(seed=0)
+    log_episodes, writer = _recipe_log_episodes(), _Writer()
+    rng = np.random.default_rng(0)
+    returns, totals, final_info = [], np.zeros(2), 0
+    for step in range(3000):
+        _, rewards, term, trunc, infos = envs.step(rng.integers(0, 4, 2))
+        final_info += "final_info" in infos  # ppo.py's loop
+        log_episodes(infos, step, writer)
+        totals += rewards
+        for i in np.flatnonzero(term | trunc):  # the returns, summed here
+            returns.append(totals[i])
+            totals[i] = 0.0
+        if len(returns) >= 3:
+            break
+    assert final_info == 0 and len(returns) >= 3
+    logged = [v for tag, v, _ in writer.scalars if tag == "charts/episodic_return"]
+    assert sorted(logged) == sorted(returns)
+    assert capsys.readouterr().out.count("episodic_return=") == len(returns)

@@ -41,6 +41,67 @@ WRAPPED_IDS: dict[str, tuple[str, str]] = {
     if view == "flat" or vector_entry_point is not None  # one-hot: 2048 and Threes
 }
 
+#: The games' short names, as the command line calls them -> their env ids.
+GAME_NAMES: dict[str, str] = {
+    "threes": "Threes-v0",
+    "2048": "2048-v0",
+    "tictactoe": "TicTacToe-v0",
+    "connect4": "ConnectFour-v0",
+    "nim": "Nim-v0",
+    "chips": "Chips-v0",
+}
+
+
+def _key(name: str) -> str:
+    """``"playahead/Connect_Four-v0"`` -> ``"connectfour"``."""
+    name = name.strip().split("/")[-1].lower().removesuffix("-v0")
+    return name.replace("_", "").replace("-", "")
+
+
+def env_id_of(name: str) -> str:
+    """The env id of a game, by any of its names: the command line's short name
+    (``"connect4"``), the env id (``"ConnectFour-v0"``, ``"playahead/ConnectFour-v0"``,
+    ``"2048-flat-v0"``), or the id without its version, any case, ``_`` or ``-``
+    (``"connect_four"``).
+
+    Raises:
+        ValueError: not a name of a playahead game; the message lists the names.
+    """
+    key = _key(name) if isinstance(name, str) else ""
+    for env_id in (*ENV_IDS, *WRAPPED_IDS):
+        if key == _key(env_id):
+            return env_id
+    for short, env_id in GAME_NAMES.items():
+        if key == _key(short):
+            return env_id
+    names = ", ".join(f"{short} ({env_id})" for short, env_id in GAME_NAMES.items())
+    raise ValueError(f"unknown game {name!r}; playahead's games: {names}")
+
+
+def game_name_of(name: str) -> str:
+    """The command line's short name of a game, by any of its names
+    (:func:`env_id_of`): ``"ConnectFour-v0"`` -> ``"connect4"``; a view's id gives its
+    game's (``"2048-flat-v0"`` -> ``"2048"``).
+
+    Raises:
+        ValueError: not a name of a playahead game; the message lists the names.
+    """
+    env_id = env_id_of(name)
+    env_id = WRAPPED_IDS.get(env_id, (env_id,))[0]
+    return next(short for short, e in GAME_NAMES.items() if e == env_id)
+
+
+def registered_id(name: str) -> str:
+    """``name`` if Gymnasium knows it as it is (any registered id, playahead's or
+    not), else the env id of a playahead game's name (:func:`env_id_of`), else
+    ``name`` unchanged, for the caller's own error."""
+    if not isinstance(name, str) or name in gym.registry:
+        return name
+    try:
+        return env_id_of(name)
+    except ValueError:
+        return name
+
 
 def _ours(spec: gym.envs.registration.EnvSpec, entry_point: str) -> bool:
     return spec.entry_point == entry_point

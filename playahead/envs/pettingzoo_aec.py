@@ -1,11 +1,12 @@
 """PettingZoo AEC views of the two-player games (needs the ``pettingzoo`` extra).
 
-``aec_env("ConnectFour-v0")`` (also ``"ConnectFour"``, ``"connect_four"``, or with
-rule options: ``aec_env("Nim", k=4, misere=True)``) wraps a turn-by-turn playahead env
-as a :class:`pettingzoo.AECEnv` with agents ``"player_0"`` (moves first) and
-``"player_1"``. Each observation is ``{"observation": the env's observation from that
-agent's side, "action_mask": int8[n_actions]}`` (all zeros when it is not that agent's
-turn), as in PettingZoo's classic games. At the end the winner gets +1 and the loser -1.
+``aec_env("ConnectFour-v0")`` (also ``"connect4"``, the command line's name, or
+``"connect_four"``; with rule options: ``aec_env("nim", k=4, misere=True)``) wraps a
+turn-by-turn playahead env as a :class:`pettingzoo.AECEnv` with agents ``"player_0"``
+(moves first) and ``"player_1"``. Each observation is ``{"observation": the env's
+observation from that agent's side, "action_mask": int8[n_actions]}`` (all zeros when it
+is not that agent's turn), as in PettingZoo's classic games. At the end the winner gets
++1 and the loser -1.
 Illegal moves raise ``ValueError``.
 """
 
@@ -15,6 +16,7 @@ import numpy as np
 from gymnasium import spaces
 
 from playahead._extras import require
+from playahead.envs import GAME_NAMES, env_id_of
 from playahead.envs.board_games import TwoPlayerEnv
 from playahead.envs.connect_four import ConnectFourEnv
 from playahead.envs.nim import ChipsEnv, NimEnv
@@ -22,22 +24,27 @@ from playahead.envs.tictactoe import TicTacToeEnv
 
 AECEnv = require("pettingzoo", "the PettingZoo view of playahead's envs").AECEnv
 
+#: The two-player games by env id (:func:`aec_env` takes any name of
+#: :func:`playahead.envs.env_id_of`).
 GAMES: dict[str, type[TwoPlayerEnv]] = {
-    "tictactoe": TicTacToeEnv,
-    "connectfour": ConnectFourEnv,
-    "nim": NimEnv,
-    "chips": ChipsEnv,
+    "TicTacToe-v0": TicTacToeEnv,
+    "ConnectFour-v0": ConnectFourEnv,
+    "Nim-v0": NimEnv,
+    "Chips-v0": ChipsEnv,
 }
 
 
 def _game_class(game_id_or_name: str) -> type[TwoPlayerEnv]:
-    key = game_id_or_name.split("/")[-1].removesuffix("-v0").replace("_", "").lower()
-    if key not in GAMES:
+    names = ", ".join(f"{short} ({e})" for short, e in GAME_NAMES.items() if e in GAMES)
+    try:
+        env_id = env_id_of(game_id_or_name)
+    except ValueError:
         raise ValueError(
-            f"unknown game {game_id_or_name!r}; choose from TicTacToe-v0, "
-            "ConnectFour-v0, Nim-v0, Chips-v0"
-        )
-    return GAMES[key]
+            f"unknown game {game_id_or_name!r}; the two-player games: {names}"
+        ) from None
+    if env_id not in GAMES:
+        raise ValueError(f"{env_id} is not a two-player game; they are: {names}")
+    return GAMES[env_id]
 
 
 class BoardGameAEC(AECEnv):
@@ -124,7 +131,8 @@ class BoardGameAEC(AECEnv):
 
 
 def aec_env(game_id_or_name: str, render_mode: str | None = None, **rules) -> AECEnv:
-    """A PettingZoo AEC env of ``game_id_or_name`` (e.g. ``"TicTacToe-v0"``, ``"nim"``).
+    """A PettingZoo AEC env of ``game_id_or_name`` (e.g. ``"TicTacToe-v0"``,
+    ``"connect4"``: any name :func:`playahead.envs.env_id_of` takes).
 
     Raises:
         ValueError: unknown game, or rule options the game rejects.

@@ -30,7 +30,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "ConnectFour-v0, Nim-v0, Chips-v0): a round\nrobin where each pair plays every "
         "seed from both sides, with Elo ratings (mean 1500)."
     )
-    parser.add_argument("--env", required=True, help="environment id, e.g. Threes-v0")
+    parser.add_argument(
+        "--env",
+        required=True,
+        help="environment id or game name, e.g. Threes-v0, threes",
+    )
     parser.add_argument(
         "--agents",
         nargs="+",
@@ -168,9 +172,11 @@ def run(args: argparse.Namespace) -> int:
     """Run the evaluation, print the tables and write the requested files."""
     from rich.console import Console
 
+    from playahead.envs import registered_id
     from playahead.evaluate import AgentError, evaluate
     from playahead.evaluate.plots import check_plot_path
 
+    args.env = registered_id(args.env)
     env_kwargs = parse_env_kwargs(args.env_kwargs)
     if args.plot:
         check_plot_path(args.plot)  # fail before playing, not after

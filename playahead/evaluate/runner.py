@@ -22,6 +22,7 @@ from pathlib import Path
 import gymnasium as gym
 
 from playahead.agents import parse_spec
+from playahead.envs import registered_id
 from playahead.evaluate.backends import BACKENDS, import_modules, run_tasks
 from playahead.evaluate.play import Task, check_agent, make_env
 from playahead.evaluate.report import EvaluationResult
@@ -53,7 +54,8 @@ def evaluate(
     side (``2 * n_games`` games per pair), with Elo ratings fitted to all games.
 
     Args:
-        env_id: a registered Gymnasium id.
+        env_id: a registered Gymnasium id, or a playahead game's short name
+            (``"connect4"``, :func:`playahead.envs.env_id_of`).
         agents: agent spec strings (``"random"``, ``"mc:n_rollouts=50"``, ...), all
             different; at least two for two-player games.
         n_games: games per agent (one-player) or game seeds per pair (two-player).
@@ -79,6 +81,7 @@ def evaluate(
         playahead.evaluate.play.AgentError: an agent failed during a game (the games
             finished before it are kept in the store).
     """
+    env_id = registered_id(env_id)
     specs = _check_specs(agents)
     n_games, seed, workers = _check_counts(n_games, seed, workers)
     if backend not in BACKENDS:

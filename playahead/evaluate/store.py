@@ -35,6 +35,7 @@ CPU seconds of the thread that called the agent), ``move_seconds`` and
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import hashlib
@@ -244,7 +245,8 @@ class Store:
             "seed": str(int(seed)),
             "kind": kind,
         }
-        self._check_meta(self._wanted)
+        with self._written():
+            self._check_meta(self._wanted)
 
     def _open(self) -> None:
         self._db = sqlite3.connect(self.path, timeout=30.0)
@@ -332,7 +334,7 @@ class Store:
         Raises:
             ValueError: the file behind a spec changed since its games were stored.
         """
-        with self._db:
+        with self._written(), self._db:
             self._db.execute("BEGIN IMMEDIATE")
             for spec, digest in fingerprints.items():
                 row = self._db.execute(
@@ -367,7 +369,7 @@ class Store:
             self._fingerprints[spec] = fp
             self._identities[spec] = ident
             rows.append((fp, json.dumps(ident, sort_keys=True)))
-        with self._db:
+        with self._written(), self._db:
             self._db.executemany(
                 "INSERT OR IGNORE INTO identities (fingerprint, identity) "
                 "VALUES (?, ?)",
@@ -414,12 +416,38 @@ class Store:
             lines.append(f"{spec}: {n} stored {games} played with {diff}: not reused")
         return lines
 
+    @contextlib.contextmanager
+    def _written(self):
+        """A write that SQLite refuses (a full disk, a read-only file) raises
+        ValueError in one line; its transaction is rolled back, the games stored
+        before it stay, and the same command later plays only the rest."""
+        try:
+            yield
+        except sqlite3.OperationalError as err:
+            full = "full" in str(err)
+            try:
+                kept = f"the {self.count():,} games stored before are kept"
+            except sqlite3.Error:
+                kept = "the games stored before are kept"
+            raise ValueError(
+                f"cannot write to {self.path}: "
+                + ("the disk is full" if full else str(err))
+                + f"; {kept}: "
+                + ("free some space" if full else "fix that")
+                + " and run the same command again to play the rest"
+            ) from None
+
     def add(self, record: GameRecord, finished_at: str | None = None) -> bool:
         """Write one finished game in its own transaction (with the fingerprints of
         its agents, if registered).
 
         Returns:
             False if that game was already stored (it is left as it was).
+
+        Raises:
+            ValueError: SQLite cannot write the game (a full disk: the message says
+                so; the games stored before are kept, see :meth:`_written`), or
+                another evaluation took the file over.
         """
         stamp = finished_at or datetime.datetime.now(datetime.UTC).isoformat()
         values = (
@@ -444,7 +472,7 @@ class Store:
             self._fingerprints.get(record.opponent, "") if record.opponent else "",
         )
         marks = ", ".join("?" * len(values))
-        with self._db:
+        with self._written(), self._db:
             self._db.execute("BEGIN IMMEDIATE")
             if self._meta() != self._wanted:
                 # another run claimed this file while it held no games yet

@@ -20,7 +20,6 @@ would (see ``_StopRequest``).
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import signal
 import sys
@@ -30,9 +29,11 @@ from pathlib import Path
 import numpy as np
 
 from playahead._procs import on_signals
+from playahead._rundirs import refuse_another_run
 from playahead.games import threes, twenty48
 from playahead.kernels import td
 from playahead.kernels.ntuple import pattern_runs
+from playahead.ntuple.config import NTupleConfig
 from playahead.ntuple.model import (
     DEFAULT_PATTERNS,
     THREES_PATTERNS,
@@ -48,8 +49,6 @@ from playahead.ntuple.model import (
 
 EVAL_SEED_BASE = 1_000_000_007
 CHUNK = 500  # games per kernel call
-MAX_GAMES = 100_000_000
-MAX_EVAL_GAMES = 100_000
 #: The top rank whose rate evaluation reports: 2048 (rank 11) and 384 (rank 10).
 GOAL_RANK = {"2048-v0": 11, "Threes-v0": 10}
 
@@ -160,9 +159,6 @@ def _settings(meta: dict) -> dict:
 NO_SEARCH = {"search_share": 0.0, "search_depth": 2}
 #: A run's stage-stop before one was asked for: none (games play to their end).
 NO_STOP = {"stop_at": 0}
-#: The deepest search that may play training games (each level costs several times
-#: the one before it, per move of every game).
-MAX_SEARCH_DEPTH = 3
 
 
 def _schedule(meta: dict) -> list[dict]:
@@ -201,7 +197,6 @@ RECIPES = {
     "2048-v0": {"lr": 1.0, "tc": True, "lambda": 0.5, "restarts": True},
     "Threes-v0": {"lr": 0.1, "tc": False, "lambda": 0.0, "restarts": False},
 }
-MAX_WORKERS = 64
 MAX_STARTS = 10_000_000
 
 
@@ -289,52 +284,15 @@ def run_lock(out: str | Path):
         lock.release()
 
 
-def _one_run_per_directory(train):
-    """``train`` (of ``env_id, games, out, **options``) holding :func:`run_lock`."""
-
-    @functools.wraps(train)
-    def locked(env_id, games, out, **options):
-        with run_lock(out):
-            return train(env_id, games, out, **options)
-
-    return locked
-
-
-def _check(name, v, lo, hi, kind):
-    if v is not None and not (isinstance(v, kind) and lo <= v <= hi):
-        raise ValueError(f"{name} must be in [{lo}, {hi}], got {v!r}")
-
-
-@_one_run_per_directory
 def train_ntuple(
-    env_id: str,
-    games: int,
-    out: str | Path,
-    *,
-    seed: int = 0,
-    lr: float | None = None,
-    patterns=None,
-    init: float = 0.0,
-    tc: bool | None = None,
-    lam: float | None = None,
-    restarts: bool | None = None,
-    stages=None,
-    preview: bool = True,
-    env_kwargs: dict | None = None,
-    starts: str | Path | None = None,
-    start_share: float = 0.5,
-    switch_starts: bool = False,
-    search_share: float | None = None,
-    search_depth: int | None = None,
-    stop_at: int | None = None,
-    workers: int = 1,
-    eval_every: int = 10_000,
-    eval_games: int = 100,
-    resume: bool = False,
-    progress: bool = True,
-    tensorboard: bool = True,
+    config: NTupleConfig | str, games: int | None = None, out=None, **options
 ) -> Path:
-    """Train (or continue) an n-tuple net for ``games`` games in total.
+    """Train (or continue) an n-tuple net as ``config`` says, for ``config.games``
+    games in total.
+
+    ``train_ntuple(NTupleConfig(env_id="2048-v0", out="runs/nt", games=100_000))``,
+    or the same as ``train_ntuple("2048-v0", 100_000, "runs/nt", **options)`` (the
+    fields of :class:`~playahead.ntuple.config.NTupleConfig` as keywords).
 
     The defaults are :data:`RECIPES`: for 2048 TD(0.5) with temporal coherence and
     restarts at rate 1.0. ``lr``, ``tc``, ``lam`` and ``restarts`` None take them; on
@@ -344,118 +302,42 @@ def train_ntuple(
     net is rebuilt by the same commands.
 
     Args:
-        env_id: ``"2048-v0"`` or ``"Threes-v0"``.
-        games: total training games (a resumed run plays the rest); a game with
-            restarts counts once.
-        out: run directory.
-        seed: seed of the training generator.
-        lr: TD learning rate, spread over the ``8 * P`` lookups.
-        patterns: tuple patterns (hex strings of cells, e.g. ``"012345"``, or a set
-            of :data:`~playahead.ntuple.model.PATTERN_SETS` such as ``"8x6"``); None:
-            4 x 6-tuples for 2048, 4 x 5-tuples for Threes.
-        init: optimistic initial value of every afterstate (spread over the
-            lookups; every stage starts there).
-        tc: temporal coherence (Jaskowski's TC(0)): each weight's step is ``lr``
-            times ``|E| / A`` of its accumulated errors (see
-            :mod:`playahead.kernels.td`); the accumulators are saved beside the
-            model (``tc_e.npz``, ``tc_a.npz``); switched on at a resume, they start
-            from zero.
-        lam: lambda of the backward TD(lambda) pass, in [0, 1] (0: TD(0)).
-        restarts: the restart strategy: replay each long game from its middle
-            (:mod:`playahead.kernels.td`).
-        stages: multi-stage boundaries, tile values (e.g. ``"384,768"``): one
-            weight set per stage, chosen by the afterstate's largest tile (see
-            :class:`~playahead.ntuple.model.NTupleModel`). On ``resume`` of a
-            one-stage net it splits the net: every stage starts as a copy of the
-            trained weights (so the split net plays as before, then specialises);
-            the split is recorded in ``schedule``. A multi-stage run keeps its own.
-        preview: Threes, a new run: False trains a net without the preview index
-            (one weight set per stage instead of one per next card, as
-            threes-meadow-ai's; recorded as ``"preview": false`` in ``model.json``).
-            A resumed run keeps its own.
-        env_kwargs: Threes' rule variant (``merge_6144``, ``bonus_preview``).
-        starts: an ``.npz`` of saved start positions (:func:`load_starts`); a
-            resumed run needs the same file again (its sha256 is in ``model.json``).
-        start_share: the share of games that start from a saved position.
-        switch_starts: with ``resume``, train on from here with ``starts`` and
-            ``start_share`` in place of the positions the run had (or none); the
-            schedule records the switch (file, sha256, share) at this game. Without
-            it a resumed run refuses other positions than its own.
-        search_share: Threes: the share of games played by expectimax over the net
-            itself (to ``search_depth``, a 0.01 cut-off, leaves clamped at 0) instead
-            of greedily, learned from like the others (a search-driven behaviour
-            policy: the late positions a search reaches, which a greedy player rarely
-            does); None: the run's own (0 for a new run). On ``resume`` a value
-            changes it from the checkpoint on, recorded in ``schedule``.
-        search_depth: that search's depth, 1 .. :data:`MAX_SEARCH_DEPTH` (default 2).
-        stop_at: a tile value of a staged net's next stage: every game stops at its
-            first afterstate whose largest tile reaches it, and learns toward that
-            afterstate's value instead of toward the game's end (threes-meadow-ai's
-            stage-by-stage training: with ``starts`` from the stage below, that
-            stage learns alone, consistent with the next; see
-            :mod:`playahead.kernels.td`); 0 plays every game to its end. None: the
-            run's own (0 for a new run); on ``resume`` a value changes it from the
-            checkpoint on, recorded in ``schedule``.
-        workers: threads training one net together, lock-free (the kernels release
-            the GIL; as the literature's multi-threaded trainers, updates may race).
-            Each chunk, the run's generator seeds one generator per thread. One
-            worker is the deterministic trainer.
-        eval_every: games between greedy evaluations (and checkpoints).
-        eval_games: held-out games per evaluation.
-        resume: continue the model in ``out``.
-        progress: show a tqdm bar.
-        tensorboard: write TensorBoard scalars under ``out/tb``.
+        config: the run's options, or its env id (then ``games``, ``out`` and
+            ``options`` are the other fields).
+        games: total training games, with an env id.
+        out: run directory, with an env id.
+        **options: the other fields of the config, with an env id.
 
     Returns:
         The run directory (a model :func:`~playahead.ntuple.model.load_model` reads).
 
     Raises:
         ValueError: bad options (before any game), a net too large for the memory,
-            ``resume`` without a model in ``out``, or another live run training
-            into ``out`` (:func:`run_lock`).
+            ``resume`` without a model in ``out``, a new run into an ``out`` that
+            holds one, or another live run training into ``out``
+            (:func:`run_lock`).
     """
-    for name, v, cap in (
-        ("games", games, MAX_GAMES),
-        ("eval_every", eval_every, MAX_GAMES),
-        ("eval_games", eval_games, MAX_EVAL_GAMES),
-        ("workers", workers, MAX_WORKERS),
-    ):
-        if not isinstance(v, int | np.integer) or not 1 <= v <= cap:
-            raise ValueError(f"{name} must be an integer in 1..{cap}, got {v!r}")
-    if lr is not None and not (isinstance(lr, int | float) and 0 < lr <= 1):
-        raise ValueError(f"lr must be in (0, 1], got {lr!r}")
-    _check("lambda", lam, 0, 1, int | float)
-    _check("start_share", start_share, 0, 1, int | float)
-    _check("search_share", search_share, 0, 1, int | float)
-    if search_depth is not None and (
-        isinstance(search_depth, bool)
-        or not isinstance(search_depth, int | np.integer)
-        or not 1 <= search_depth <= MAX_SEARCH_DEPTH
-    ):
-        raise ValueError(
-            f"search_depth must be an integer in 1..{MAX_SEARCH_DEPTH}, got "
-            f"{search_depth!r}"
-        )
-    if env_id != "Threes-v0" and (search_share or search_depth is not None):
-        raise ValueError("search-driven games (search_share) are for Threes-v0 only")
-    if env_id not in RECIPES:
-        raise ValueError(f"env {env_id!r}: n-tuple nets play {', '.join(RECIPES)}")
-    if not preview and (env_id != "Threes-v0" or resume):
-        raise ValueError(
-            "a net without the preview index (preview=False) is a new Threes-v0 run"
-        )
-    if stop_at is not None and (
-        isinstance(stop_at, bool) or not isinstance(stop_at, int | np.integer)
-    ):
-        raise ValueError(f"stop_at must be a tile value or 0, got {stop_at!r}")
+    if not isinstance(config, NTupleConfig):
+        if games is not None:
+            options["games"] = games
+        config = NTupleConfig(env_id=config, out=out, **options)
+    with run_lock(config.out):
+        return _train(config)
+
+
+def _train(cfg: NTupleConfig) -> Path:
+    """:func:`train_ntuple` of a checked config, holding the run's lock."""
+    env_id, games, out, resume = cfg.env_id, cfg.games, Path(cfg.out), cfg.resume
+    lr, tc, lam, restarts = cfg.lr, cfg.tc, cfg.lam, cfg.restarts
+    starts, start_share, stages = cfg.starts, cfg.start_share, cfg.stages
+    env_kwargs, preview, patterns = cfg.env_kwargs, cfg.preview, cfg.patterns
     start_arrays = td.NO_STARTS
     if starts is not None:
         *start_arrays, starts_sha = load_starts(starts, env_id, env_kwargs)
-    out = Path(out)
     fresh_tc = not resume
     changes = {"lr": lr, "tc": tc, "lambda": lam, "restarts": restarts}
-    changes |= {"search_share": search_share, "search_depth": search_depth}
-    changes |= {"stop_at": stop_at}
+    changes |= {"search_share": cfg.search_share, "search_depth": cfg.search_depth}
+    changes |= {"stop_at": cfg.stop_at}
     if resume:
         model = load_model(out, env_id)
         done = int(model.meta.get("games", 0))
@@ -465,7 +347,7 @@ def train_ntuple(
         if stages is not None and parse_stages(env_id, stages) != model.stages:
             _split(model, parse_stages(env_id, stages), done, out)
         fresh_tc = _change_schedule(model.meta, done, changes)
-        if switch_starts:
+        if cfg.switch_starts:
             if starts is None:
                 raise ValueError("switching start positions needs --starts FILE.npz")
             model.meta.pop("starts", None)
@@ -482,16 +364,17 @@ def train_ntuple(
                 last = {**last, "from_game": done}
                 model.meta["schedule"].append(last)
             last["starts"] = True
-            if switch_starts:
+            if cfg.switch_starts:
                 last["starts"] = {
                     k: model.meta["starts"][k] for k in ("file", "sha256", "share")
                 }
         _check_starts(model.meta, starts, start_share, out)
     else:
+        refuse_another_run(out, "model.json")
         recipe = dict(RECIPES[env_id])
-        if search_share is not None or search_depth is not None:
+        if cfg.search_share is not None or cfg.search_depth is not None:
             recipe.update(NO_SEARCH)
-        if stop_at is not None:
+        if cfg.stop_at is not None:
             recipe.update(NO_STOP)
         recipe.update({k: v for k, v in changes.items() if v is not None})
         if lr is None and changes["tc"] is not None:
@@ -504,9 +387,19 @@ def train_ntuple(
         nbytes = net_bytes(env_id, patterns, ranks, copies, preview=preview)
         check_memory(nbytes, "this net")
         model = NTupleModel.new(
-            env_id, patterns, init, stages, preview, env_kwargs=dict(env_kwargs or {})
+            env_id,
+            patterns,
+            cfg.init,
+            stages,
+            preview,
+            env_kwargs=dict(env_kwargs or {}),
         )
-        model.meta = {"seed": seed, "init": init, **_settings(recipe), "games": 0}
+        model.meta = {
+            "seed": cfg.seed,
+            "init": cfg.init,
+            **_settings(recipe),
+            "games": 0,
+        }
         if not preview:
             model.meta["preview"] = False
         if starts is not None:
@@ -517,7 +410,7 @@ def train_ntuple(
                 "share": float(start_share),
             }
         done, moves_done = 0, 0
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(cfg.seed)
     settings = _settings(model.meta)
     stop_rank = 0
     if settings.get("stop_at", 0):
@@ -525,10 +418,10 @@ def train_ntuple(
     moves, rewards, bonus = rules(model)
     runs = pattern_runs(model.cells)
     tc_e, tc_a = _tc_state(model, out, not fresh_tc)
-    scalars = _Scalars(out / "tb", tensorboard)
+    scalars = _Scalars(out / "tb", cfg.tensorboard)
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=games, initial=done, disable=not progress, unit="game")
+    bar = tqdm(total=games, initial=done, disable=not cfg.progress, unit="game")
     cpu = float(model.meta.get("cpu_seconds", 0.0))
     updates = int(model.meta.get("updates", 0))
     csv = out / "progress.csv"
@@ -554,9 +447,9 @@ def train_ntuple(
     try:
         stop.install()
         while done < games:
-            n = min(CHUNK, games - done, eval_every - done % eval_every)
+            n = min(CHUNK, games - done, cfg.eval_every - done % cfg.eval_every)
             t0 = time.process_time()
-            rows, n_updates = train(n, rng, workers)
+            rows, n_updates = train(n, rng, cfg.workers)
             cpu += time.process_time() - t0
             updates += n_updates
             done += n
@@ -564,9 +457,9 @@ def train_ntuple(
             bar.update(n)
             bar.set_postfix(score=f"{rows[:, 0].mean():.0f}")
             scalars.add(moves_done, {"rollout/score_mean": float(rows[:, 0].mean())})
-            at_eval = done % eval_every == 0 or done == games
+            at_eval = done % cfg.eval_every == 0 or done == games
             if at_eval:
-                ev = evaluate(model, eval_games)
+                ev = evaluate(model, cfg.eval_games)
                 goal = float((ev[:, 1] >= GOAL_RANK[env_id]).mean())
                 scalars.add(
                     moves_done,
@@ -591,7 +484,7 @@ def train_ntuple(
                     cpu_seconds=round(cpu, 3),
                     rng_state=rng.bit_generator.state,
                     eval_seed_base=EVAL_SEED_BASE,
-                    workers=int(workers),
+                    workers=int(cfg.workers),
                 )
                 tc_files = {"tc_e.npz": tc_e, "tc_a.npz": tc_a} if tc_e.size else None
                 with stop.deferred():  # not cut short by a second signal

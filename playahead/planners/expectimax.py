@@ -130,6 +130,10 @@ MAX_FACE = 1 << 20
 BONUS_ODDS = ("uniform", "window")
 #: The cut-off options: where none is given, the defaults' apply.
 _CUTOFFS = ("prob_cutoff", "late_cutoff", "end_cutoff")
+#: The options that spell the cut-off schedule (``cutoffs``) tier by tier, and the
+#: tiles the late tiers start from where they are not given.
+_TIERS = ("prob_cutoff", "late_cutoff", "late_from", "end_cutoff", "end_from")
+DEFAULT_FROM = {"late_from": 3072, "end_from": 6144}
 _MAX_STAMP = 1 << 39
 _NO_LIMIT = 1 << 62
 
@@ -220,7 +224,7 @@ class ExpectimaxAgent(Planner):
             the automatic depth on Threes with learned leaves; else ``prob_cutoff``
             throughout, and neither option is part of the resolved options.
             ``late_cutoff=0.01`` searches the learned default at 0.01 throughout.
-        late_from: the card or tile from which ``late_cutoff`` applies (default
+        late_from: the card or tile from which ``late_cutoff`` applies (None:
             3072), an integer in 1 .. 2**20.
         end_cutoff: a second late tier: the cut-off of a decision whose board
             holds a card or tile of at least ``end_from``, in place of the other two
@@ -228,8 +232,19 @@ class ExpectimaxAgent(Planner):
             default): where no cut-off at all is given, :data:`LEARNED_AUTO`'s
             (0.003) for the automatic depth on Threes with learned leaves; else
             none, and neither option is part of the resolved options.
-        end_from: the card or tile from which ``end_cutoff`` applies (default
+        end_from: the card or tile from which ``end_cutoff`` applies (None:
             6144), an integer in 1 .. 2**20.
+        cutoffs: the probability cut-off schedule, tile -> cut-off:
+            ``"0:0.01,3072:0.004,6144:0.003"`` (or a dict) searches each decision
+            at the cut-off of the largest tile listed that the board's largest card
+            (Threes) or tile (2048) reaches; 0 is every board, and tiles not listed
+            below the first take ``prob_cutoff``'s default. At most two tiers above
+            0. None (the default): the schedule of ``prob_cutoff``, ``late_cutoff``
+            and ``end_cutoff`` (with ``late_from`` and ``end_from``), which spell the
+            same tiers one by one (``cutoffs="0:P,F:L"`` is ``prob_cutoff=P,
+            late_cutoff=L,late_from=F``); without either, the defaults'. Resolved
+            options spell it by tier, so the same schedule is the same agent either
+            way.
         bonus_odds: how the search weighs the values of a Threes bonus card it
             cannot see yet (a card drawn below the root): ``"uniform"`` (the
             default), each of 6 .. max/8 alike, as nneonneo's search does; or
@@ -261,10 +276,11 @@ class ExpectimaxAgent(Planner):
         tt_bits: int = 16,
         transposition: bool = True,
         late_cutoff: float | None = None,
-        late_from: int = 3072,
+        late_from: int | None = None,
         end_cutoff: float | None = None,
-        end_from: int = 6144,
+        end_from: int | None = None,
         bonus_odds: str = "uniform",
+        cutoffs: str | dict | None = None,
     ):
         super().__init__(seed=seed, time_limit=time_limit, compiled=True)
         if depth is not None and (
@@ -274,11 +290,15 @@ class ExpectimaxAgent(Planner):
         ):
             raise ValueError(f"depth must be an integer >= 0 or none, got {depth!r}")
         self.depth = None if depth is None else int(depth)
-        self.prob_cutoff = _check_cutoff("prob_cutoff", prob_cutoff)
-        self.late_cutoff = _check_cutoff("late_cutoff", late_cutoff)
-        self.late_from = _check_face("late_from", late_from)
-        self.end_cutoff = _check_cutoff("end_cutoff", end_cutoff)
-        self.end_from = _check_face("end_from", end_from)
+        tiers = {"prob_cutoff": prob_cutoff, "late_cutoff": late_cutoff}
+        tiers |= {"late_from": late_from, "end_cutoff": end_cutoff}
+        tiers |= {"end_from": end_from}
+        tiers = _by_tier(cutoffs, tiers)
+        self.prob_cutoff = _check_cutoff("prob_cutoff", tiers["prob_cutoff"])
+        self.late_cutoff = _check_cutoff("late_cutoff", tiers["late_cutoff"])
+        self.late_from = _check_face("late_from", tiers["late_from"])
+        self.end_cutoff = _check_cutoff("end_cutoff", tiers["end_cutoff"])
+        self.end_from = _check_face("end_from", tiers["end_from"])
         self.bonus_odds = check_choice("bonus_odds", bonus_odds, BONUS_ODDS)
         self._leaf = None
         self._default_net: _Leaf | None = None  # the game's default net, when used
@@ -338,6 +358,7 @@ class ExpectimaxAgent(Planner):
         (``evaluator=ntuple``) by its file's sha256.
         """
         out = dict(options)
+        out |= _by_tier(out.pop("cutoffs", None), {k: out.get(k) for k in _TIERS})
         if out.pop("bounded", False) and out.get("time_limit") is None:
             if out.get("budget") is not None:
                 out["bounded"] = True
@@ -599,6 +620,72 @@ def _cutoffs(given: dict, defaults: dict) -> dict:
         out.update({k: defaults[k] for k in _CUTOFFS[1:]})
     if out["prob_cutoff"] is None:
         out["prob_cutoff"] = defaults["prob_cutoff"]
+    return out
+
+
+def parse_cutoffs(schedule: str | dict) -> dict[int, float]:
+    """A cut-off schedule, tile -> cut-off: ``"0:0.01,3072:0.004,6144:0.003"`` ->
+    ``{0: 0.01, 3072: 0.004, 6144: 0.003}`` (a dict is checked as it is).
+
+    Raises:
+        ValueError: not ``tile:cutoff`` pairs, a tile out of 0 .. 2**20 or listed
+            twice, a cut-off out of [0, 1), or more than two tiers above 0.
+    """
+    example = "e.g. cutoffs=0:0.01,3072:0.004,6144:0.003"
+    if isinstance(schedule, str):
+        pairs = [p.partition(":") for p in schedule.split(",") if p.strip()]
+        if not pairs or any(not sep for _, sep, _ in pairs):
+            raise ValueError(f"cutoffs must be tile:cutoff pairs, {example}")
+        try:
+            items = [(int(t), float(c)) for t, _, c in pairs]
+        except ValueError:
+            raise ValueError(f"cutoffs must be tile:cutoff pairs, {example}") from None
+    elif isinstance(schedule, dict):
+        items = list(schedule.items())
+    else:
+        raise ValueError(f"cutoffs must be tile:cutoff pairs, {example}")
+    tiles = [t for t, _ in items]
+    for tile, cutoff in items:
+        if tile != 0:
+            _check_face("a tile of cutoffs", tile)
+        _check_cutoff(f"the cut-off of tile {tile}", cutoff)
+    if len(set(tiles)) < len(tiles) or (not tiles):
+        raise ValueError(f"cutoffs lists a tile twice ({schedule!r}); {example}")
+    if sum(t != 0 for t in tiles) > 2:
+        raise ValueError(
+            f"cutoffs has at most two tiers above 0 (late and end), got {schedule!r}"
+        )
+    return {int(t): float(c) for t, c in sorted(items)}
+
+
+def _by_tier(cutoffs, tiers: dict) -> dict:
+    """The tier options (:data:`_TIERS`) of a decision's cut-off schedule: those
+    given (``late_from`` and ``end_from`` None: their :data:`DEFAULT_FROM`), or
+    those ``cutoffs`` spells, which may not come with any of them.
+
+    Raises:
+        ValueError: both spellings, or a bad schedule (:func:`parse_cutoffs`).
+    """
+    out = {k: tiers.get(k) for k in _TIERS}
+    if cutoffs is None:
+        return {
+            k: DEFAULT_FROM[k] if v is None and k in DEFAULT_FROM else v
+            for k, v in out.items()
+        }
+    given = sorted(
+        k for k, v in out.items() if v is not None and v != DEFAULT_FROM.get(k)
+    )
+    if given:
+        raise ValueError(
+            f"give the cut-offs once: cutoffs={cutoffs!r} or {', '.join(given)}, "
+            "not both"
+        )
+    schedule = parse_cutoffs(cutoffs)
+    above = [t for t in schedule if t != 0]
+    out = {"prob_cutoff": schedule.get(0), **DEFAULT_FROM}
+    out["late_cutoff"] = out["end_cutoff"] = None
+    for tier, tile in zip(("late", "end"), above, strict=False):
+        out[f"{tier}_cutoff"], out[f"{tier}_from"] = schedule[tile], tile
     return out
 
 

@@ -29,6 +29,8 @@ import shlex
 import time
 from pathlib import Path
 
+from playahead._extras import require
+
 #: Search budgets sized so that the demo's games fit in a few minutes on 2 cores.
 SEARCH_AGENTS = {
     "2048-v0": (
@@ -57,11 +59,35 @@ NTUPLE_GAMES = {"2048-v0": 3_000, "Threes-v0": 250_000}
 SHORT = {"2048-v0": "2048", "Threes-v0": "threes"}
 
 
+def _env_id(name: str) -> str:
+    """``--env``: the env id of any name of the game (see ``envs.env_id_of``)."""
+    from playahead.envs import env_id_of
+
+    try:
+        return env_id_of(name)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+class _DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
+    """argparse's defaults in the help, less the ``(default: None)`` of an option
+    whose help already says what its absence does."""
+
+    def _get_help_string(self, action):
+        if action.default is None:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``playahead demo`` (``--help`` shows each default)."""
-    parser.formatter_class = argparse.ArgumentDefaultsHelpFormatter
+    parser.formatter_class = _DefaultsHelp
     parser.add_argument(
-        "--env", default="2048-v0", choices=sorted(SEARCH_AGENTS), help="the game"
+        "--env",
+        default="2048-v0",
+        type=_env_id,
+        choices=sorted(SEARCH_AGENTS),
+        help="the game (its env id or name: 2048, threes)",
     )
     parser.add_argument("--out", default="playahead-demo", help="folder for everything")
     parser.add_argument("--games", type=int, default=20, help="seeded games per agent")
@@ -113,6 +139,12 @@ def run(args: argparse.Namespace) -> int:
     if args.ntuple_games is None:
         args.ntuple_games = NTUPLE_GAMES[args.env]
     _check(args)
+    if args.train_steps > 0:  # before any training, not after the n-tuple net's
+        for module in ("torch", "sb3_contrib"):
+            try:
+                require(module, "the demo's MaskablePPO")
+            except ModuleNotFoundError as err:
+                raise ValueError(f"{err}; --train-steps 0 leaves it out") from None
     console = Console()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

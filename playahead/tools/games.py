@@ -104,16 +104,20 @@ _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def get_game(name: str) -> Game:
-    """The :class:`Game` called ``name`` (case-insensitive; env ids work too).
+    """The :class:`Game` called ``name``: its short name or env id, any case (any name
+    :func:`playahead.envs.env_id_of` takes).
 
     Raises:
         ValueError: unknown game; the message lists the known ones.
     """
-    key = str(name).strip().lower()
-    for game in GAMES.values():
-        if key in (game.name, game.env_id.lower()):
-            return game
-    raise ValueError(f"unknown game {name!r}; choose from {', '.join(GAMES)}")
+    from playahead.envs import game_name_of
+
+    try:
+        return GAMES[game_name_of(str(name))]
+    except ValueError:
+        raise ValueError(
+            f"unknown game {name!r}; choose from {', '.join(GAMES)}"
+        ) from None
 
 
 def default_agent(game: Game) -> str:

@@ -63,7 +63,12 @@ from playahead.tools.games import (
     format_value,
     value_unit,
 )
-from playahead.tools.positions import ALIASES, GAMES, position, read_board_file
+from playahead.tools.positions import (
+    GAMES,
+    position,
+    read_board_file,
+    short_name,
+)
 
 TILE_NAMES = ("up", "right", "down", "left")
 
@@ -222,7 +227,7 @@ def hint(
     """
     from playahead.agents import make_agent
 
-    name = ALIASES.get(str(game).lower(), str(game).lower())
+    name = short_name(game)
     env, text = position(name, board, next_card, **position_options)
     spec = agent or default_agent(name)
     planner = make_agent(spec, seed=seed, **capped_budget(spec))

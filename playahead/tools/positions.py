@@ -32,6 +32,25 @@ ALIASES = {
     "twenty48": "2048",
 }
 _EMPTY = {".", "-", "_", "0"}
+
+
+def short_name(game: str) -> str:
+    """The short name of ``game``: one of :data:`GAMES`, an alias, or any name
+    :func:`playahead.envs.env_id_of` takes (``"ConnectFour-v0"`` -> ``"connect4"``).
+
+    Raises:
+        ValueError: unknown game; the message lists the short names.
+    """
+    from playahead.envs import game_name_of
+
+    try:
+        return game_name_of(ALIASES.get(str(game).lower(), str(game)))
+    except ValueError:
+        raise ValueError(
+            f"unknown game {game!r}; choose from {', '.join(GAMES)}"
+        ) from None
+
+
 _MARKS = {"x": 1, "r": 1, "1": 1, "o": 2, "y": 2, "2": 2}
 
 
@@ -351,9 +370,7 @@ def position(
     Raises:
         ValueError: unknown game, or a malformed position (naming the problem).
     """
-    name = ALIASES.get(str(game).lower(), str(game).lower())
-    if name not in GAMES:
-        raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
+    name = short_name(game)
     if name in ("nim", "chips"):
         env, text = _take_away(name, pile, k, misere, limit, held, rule)
     elif board is None:

@@ -43,11 +43,11 @@ def _common(parser: argparse.ArgumentParser, algo: str) -> None:
         "--env",
         required=True,
         dest="env_id",
-        help="env id, e.g. "
+        help="env id or game name, e.g. "
         + (
-            "2048-v0, Threes-v0"
+            "2048-v0, Threes-v0, threes"
             if algo == "ntuple"
-            else "Threes-v0, 2048-v0, TicTacToe-v0"
+            else "Threes-v0, 2048-v0, TicTacToe-v0, connect4"
         ),
     )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -137,119 +137,18 @@ def _sb3(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(func=run)
 
 
+#: NTupleConfig's fields that every trainer's options give (``_common``).
+_COMMON_FIELDS = ("env_id", "out", "seed", "env_kwargs", "resume", "progress")
+_COMMON_FIELDS += ("tensorboard",)
+
+
 def _ntuple(nt: argparse.ArgumentParser) -> None:
-    """The n-tuple options."""
-    nt.add_argument(
-        "--games", type=_positive_int, default=100_000, help="training games"
-    )
-    nt.add_argument(
-        "--patterns",
-        default=None,
-        help="tuple patterns: a named set (4x6, 5x6, 8x6, 4x5, 5x4) or hex cells in "
-        "reading order (default 2048: 4x6 = 012345,456789,012456,45689a; Threes: "
-        "4x5 = 01234,45678,01245,45689)",
-    )
-    nt.add_argument(
-        "--lr",
-        type=float,
-        default=None,
-        help="TD learning rate (default 1.0 with --tc, else 0.1)",
-    )
-    nt.add_argument(
-        "--lambda",
-        dest="lam",
-        type=float,
-        metavar="LAMBDA",
-        default=None,
-        help="lambda of the backward TD(lambda) pass, 0..1 (default 2048: 0.5; "
-        "Threes: 0, TD(0))",
-    )
-    nt.add_argument(
-        "--tc",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="temporal coherence: per-weight learning rates |E|/A (Jaskowski's TC) "
-        "(default 2048: on; Threes: off)",
-    )
-    nt.add_argument(
-        "--restarts",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="restart strategy: replay each game of 10+ moves from its middle "
-        "(default 2048: on; Threes: off)",
-    )
-    nt.add_argument("--init", type=float, default=0.0, help="optimistic initial value")
-    nt.add_argument(
-        "--stages",
-        default=None,
-        help="multi-stage net: tile values where a new weight set takes over, by the "
-        "afterstate's largest tile (e.g. Threes 1536,3072,6144; default one stage); "
-        "with --resume, splits a one-stage net into stages that start as its copies",
-    )
-    nt.add_argument(
-        "--starts",
-        default=None,
-        metavar="FILE.npz",
-        help="saved start positions: arrays board (uint64) and, for Threes, cards "
-        "(int64, the cards word)",
-    )
-    nt.add_argument(
-        "--start-share",
-        type=float,
-        default=0.5,
-        help="share of the games that start from a saved position (default 0.5)",
-    )
-    nt.add_argument(
-        "--switch-starts",
-        action="store_true",
-        help="with --resume: train on from the --starts positions (and --start-share) "
-        "in place of the run's own; the run's schedule records the switch",
-    )
-    nt.add_argument(
-        "--search-share",
-        type=float,
-        default=None,
-        help="Threes: share of the games played by expectimax over the net itself "
-        "instead of greedily (a search-driven behaviour policy; default 0, with "
-        "--resume the run's own)",
-    )
-    nt.add_argument(
-        "--search-depth",
-        type=int,
-        default=None,
-        help="depth of that search, 1..3 (default 2), at a 0.01 cut-off",
-    )
-    nt.add_argument(
-        "--no-preview",
-        action="store_true",
-        help="Threes, a new run: a net without the preview index (one weight set per "
-        "stage instead of one per next card, as threes-meadow-ai's)",
-    )
-    nt.add_argument(
-        "--stop-at",
-        type=int,
-        default=None,
-        help="a tile where a stage of the net starts: games stop at their first "
-        "afterstate that reaches it and learn toward its value, so games from "
-        "--starts of the stage below train that stage alone (0: play to the end; "
-        "default: 0, with --resume the run's own)",
-    )
-    nt.add_argument(
-        "--workers",
-        type=_positive_int,
-        default=1,
-        help="threads training the net together, lock-free (default 1, the "
-        "deterministic trainer)",
-    )
-    nt.add_argument(
-        "--eval-every",
-        type=_positive_int,
-        default=10_000,
-        help="games between evaluations and checkpoints",
-    )
-    nt.add_argument(
-        "--eval-games", type=_positive_int, default=100, help="games per evaluation"
-    )
+    """The n-tuple options: one per field of
+    :class:`~playahead.ntuple.config.NTupleConfig`, help from its docstring."""
+    from playahead._options import add_options
+    from playahead.ntuple.config import NTupleConfig
+
+    nt.set_defaults(ntuple_fields=add_options(nt, NTupleConfig, _COMMON_FIELDS))
     # PPO/DQN options given here get a clear refusal rather than argparse's usage line
     nt.add_argument("--hp", action="append", default=[], help=argparse.SUPPRESS)
     nt.add_argument("--conf", default=None, help=argparse.SUPPRESS)
@@ -268,9 +167,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
             _sb3(p)
 
 
+def ntuple_env_id(name: str) -> str:
+    """The env id ``train ntuple --env`` names (an id or a game's name, ``threes``).
+
+    Raises:
+        SystemExit: not a game an n-tuple net plays (the message names them).
+    """
+    from playahead.envs import registered_id
+    from playahead.ntuple.model import ENVS
+
+    env_id = registered_id(name).removeprefix("playahead/")
+    if env_id not in ENVS:
+        raise SystemExit(f"ntuple trains on {', '.join(ENVS)}, not {name!r}")
+    return env_id
+
+
 def run_ntuple(args: argparse.Namespace) -> int:
     """``playahead train ntuple``: no torch import."""
-    from playahead.ntuple.model import ENVS
+    from playahead.ntuple.config import NTupleConfig
     from playahead.ntuple.train import train_ntuple
     from playahead.train.config import parse_overrides
 
@@ -280,37 +194,20 @@ def run_ntuple(args: argparse.Namespace) -> int:
             "an n-tuple run takes --lr, --lambda, --tc, --restarts, --patterns, "
             "--init and --stages"
         )
-    env_id = next((e for e in ENVS if e.lower() == args.env_id.lower()), None)
-    if env_id is None:
-        raise SystemExit(f"ntuple trains on {', '.join(ENVS)}, not {args.env_id!r}")
+    env_id = ntuple_env_id(args.env_id)
     out = args.out or f"runs/{env_id.lower()}-ntuple-s{args.seed}"
     try:
         path = train_ntuple(
-            env_id,
-            args.games,
-            out,
-            seed=args.seed,
-            lr=args.lr,
-            patterns=args.patterns,
-            init=args.init,
-            tc=args.tc,
-            lam=args.lam,
-            restarts=args.restarts,
-            stages=args.stages,
-            preview=not args.no_preview,
-            env_kwargs=parse_overrides(args.env_kwarg),
-            starts=args.starts,
-            start_share=args.start_share,
-            switch_starts=args.switch_starts,
-            search_share=args.search_share,
-            search_depth=args.search_depth,
-            stop_at=args.stop_at,
-            workers=args.workers,
-            eval_every=args.eval_every,
-            eval_games=args.eval_games,
-            resume=args.resume,
-            progress=not args.no_progress,
-            tensorboard=not args.no_tensorboard,
+            NTupleConfig(
+                env_id=env_id,
+                out=out,
+                seed=args.seed,
+                env_kwargs=parse_overrides(args.env_kwarg),
+                resume=args.resume,
+                progress=not args.no_progress,
+                tensorboard=not args.no_tensorboard,
+                **{name: getattr(args, name) for name in args.ntuple_fields},
+            )
         )
     except ValueError as err:
         raise SystemExit(f"playahead train ntuple: {err}") from None

@@ -31,6 +31,7 @@ schedule from ``x`` to 0 over the run. In ``policy_kwargs``,
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib.metadata
 import inspect
@@ -103,13 +104,19 @@ class TrainConfig:
 
 
 def canonical_env_id(env_id: str) -> str:
-    """``"playahead/Threes-v0"`` -> ``"Threes-v0"``, after checking it is registered.
+    """``"playahead/Threes-v0"`` -> ``"Threes-v0"``, after checking it is registered;
+    a game's short name gives its env id (``"threes"`` -> ``"Threes-v0"``,
+    :func:`playahead.envs.env_id_of`).
 
     Raises:
         ValueError: the id is not registered (the message lists playahead's ids).
     """
     import playahead  # noqa: F401  (registers the envs)
+    from playahead.envs import env_id_of
 
+    if isinstance(env_id, str) and env_id not in gym.registry:
+        with contextlib.suppress(ValueError):
+            env_id = env_id_of(env_id)
     if not isinstance(env_id, str) or env_id not in gym.registry:
         ours = sorted(
             k[len(NAMESPACE) :] for k in gym.registry if k.startswith(NAMESPACE)

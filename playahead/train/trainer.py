@@ -32,6 +32,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from playahead._rundirs import refuse_another_run
 from playahead.train.config import (
     TrainConfig,
     algo_class,
@@ -112,11 +113,8 @@ def run(cfg: TrainConfig) -> Path:
     algo_class(cfg.algo)  # fail early on an unknown algorithm
     if cfg.resume:
         cfg, saved = _resume_config(cfg, out)
-    elif (out / "config.json").exists():
-        raise ValueError(
-            f"{out} already holds a run; pass resume=True (--resume) to "
-            "continue it, or choose another output directory"
-        )
+    else:
+        refuse_another_run(out, "config.json")
     hp = (
         load_hyperparams(cfg.algo, cfg.env_id, cfg.hp)
         if not cfg.resume

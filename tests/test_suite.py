@@ -1,0 +1,89 @@
+"""The test suite's own settings: a per-test timeout, and every test that checks a
+compiled kernel against a plain-Python reference runs again with the JIT off."""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+
+TESTS = Path(__file__).parent
+ROOT = TESTS.parent
+#: the plain-Python references of the compiled kernels
+REFERENCES = {"tests.reference", "tests.naive_expectimax", "tests.naive_ntuple"}
+
+
+def test_every_test_has_a_timeout(request):
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]
+    assert 60 <= int(options["ini_options"]["timeout"]) <= 1800
+    assert request.config.pluginmanager.hasplugin("timeout")
+
+
+def _reference_names(tree: ast.AST) -> set[str]:
+    """The names a test module binds to the reference modules."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "tests":
+            names |= {
+                a.asname or a.name
+                for a in node.names
+                if f"tests.{a.name}" in REFERENCES
+            }
+        elif isinstance(node, ast.ImportFrom) and node.module in REFERENCES:
+            names |= {a.asname or a.name for a in node.names}
+    return names
+
+
+def _marked_kernel(node: ast.AST) -> bool:
+    return any("mark.kernel" in ast.unparse(d) for d in node.decorator_list)
+
+
+def _checks_a_kernel(func: ast.FunctionDef, names: set[str]) -> bool:
+    """Uses a reference, or compares compiled search with the generic one."""
+    for node in (n for statement in func.body for n in ast.walk(statement)):
+        if isinstance(node, ast.Name) and node.id in names:
+            return True
+        if isinstance(node, ast.Constant) and "compiled=false" in str(node.value):
+            return True
+    return False
+
+
+def kernel_tests_not_marked(source: str) -> list[str]:
+    """The test functions of ``source`` that check a kernel without the ``kernel``
+    mark (on the function or the module's ``pytestmark``)."""
+    tree = ast.parse(source)
+    module_marked = "pytestmark = pytest.mark.kernel" in source
+    names = _reference_names(tree)
+    return [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and node.name.startswith("test_")
+        and _checks_a_kernel(node, names | _reference_names(node))
+        and not (module_marked or _marked_kernel(node))
+    ]
+
+
+def test_the_check_sees_an_unmarked_kernel_test():
+    source = (
+        "from tests import naive_ntuple as naive\n"
+        "def test_a():\n    assert naive.value(1) == 1\n"
+        "@pytest.mark.kernel\ndef test_b():\n    assert naive.value(1) == 1\n"
+        "def test_c():\n    make_agent('minimax:compiled=false')\n"
+        "def test_d():\n    assert 1\n"
+    )
+    assert kernel_tests_not_marked(source) == ["test_a", "test_c"]
+
+
+def test_every_test_of_a_kernel_against_its_reference_runs_with_the_jit_off():
+    unmarked = {
+        path.name: names
+        for path in sorted(TESTS.glob("test_*.py"))
+        if (names := kernel_tests_not_marked(path.read_text()))
+    }
+    assert not unmarked, f"mark these @pytest.mark.kernel: {unmarked}"
+    makefile = (ROOT / "Makefile").read_text()
+    target = re.search(r"^test-nojit:.*\n((?:\t.*\n)+)", makefile, re.M).group(1)
+    command = " ".join(target.replace("\\\n", " ").split())
+    assert "NUMBA_DISABLE_JIT=1" in command and "-m kernel tests" in command
