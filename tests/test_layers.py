@@ -24,6 +24,7 @@ REPO = PACKAGE.parent
 LAYERS = (
     "playahead._extras",  # optional dependencies: one-line errors
     "playahead._procs",  # child processes
+    "playahead._numba_cache",  # the kernels' caches, dropped when compiled code changes
     "playahead.games",  # the rules, compiled
     "playahead.kernels",  # the compiled searches and n-tuple kernels
     "playahead.agents",  # the agent registry and specs

@@ -5,3 +5,7 @@
 :mod:`~playahead.games.connect_four` and :mod:`~playahead.games.nim` (Nim and Chips).
 Envs, planners, the n-tuple trainer and the hint tool all use these rules.
 """
+
+from playahead._numba_cache import drop_stale as _drop_stale
+
+_drop_stale()  # before any kernel is defined: no cached kernel outlives its callees
