@@ -112,3 +112,9 @@ def test_a_config_and_keywords_train_the_same_net(tmp_path):
     b = load_model(train_ntuple("2048-v0", games, tmp_path / "b", **options))
     np.testing.assert_array_equal(a.weights, b.weights)
     assert a.meta["games"] == b.meta["games"] == 20
+
+
+def test_a_config_comes_alone():
+    config = NTupleConfig(env_id="2048-v0", out="x")
+    with pytest.raises(TypeError, match="a config alone"):
+        train_ntuple(config, 10)

@@ -316,8 +316,14 @@ def train_ntuple(
             ``resume`` without a model in ``out``, a new run into an ``out`` that
             holds one, or another live run training into ``out``
             (:func:`run_lock`).
+        TypeError: a config with other arguments beside it.
     """
-    if not isinstance(config, NTupleConfig):
+    if isinstance(config, NTupleConfig):
+        if games is not None or out is not None or options:
+            raise TypeError(
+                "train_ntuple takes a config alone, or an env id and keywords"
+            )
+    else:
         if games is not None:
             options["games"] = games
         config = NTupleConfig(env_id=config, out=out, **options)
