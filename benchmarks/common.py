@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import shlex
 import time
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 
 def evaluate_command(env: str, agents, n_games: int, seed: int, store) -> str:
@@ -42,6 +44,24 @@ def record_identity(spec: str, env: str) -> dict:
     if digest is not None:
         ident["files_sha256"] = digest
     return ident
+
+
+def name_records(folder: Path, names: Iterable[str]) -> None:
+    """Add ``names`` (files of ``folder``) to the ``records`` of the folder's
+    ``manifest.json``, kept sorted; a folder without a manifest is left alone."""
+    path = Path(folder) / "manifest.json"
+    if not path.is_file():
+        return
+    manifest = json.loads(path.read_text())
+    records = sorted(set(manifest.get("records", [])) | set(names))
+    if records != manifest.get("records"):
+        manifest["records"] = records
+        path.write_text(manifest_text(manifest))
+
+
+def manifest_text(manifest: dict) -> str:
+    """A manifest's file text: JSON, two-space indents, as every committed one."""
+    return json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
 
 
 def sampled_states(

@@ -146,3 +146,12 @@ def test_files_written_during_a_run_hold_the_finished_prefix(tiny, tmp_path):
         g["score"] for g in full["games"][:2]
     ]
     assert "--games 2 " in on_disk["command"]
+
+
+def test_a_new_record_is_named_in_its_folders_manifest(tiny, tmp_path):
+    results = tmp_path / "r"
+    results.mkdir()
+    (results / "manifest.json").write_text('{"study": "x", "records": ["a.json"]}')
+    strength.run(tiny, 1, stores=tmp_path / "s", results=results, progress=False)
+    manifest = json.loads((results / "manifest.json").read_text())
+    assert manifest == {"study": "x", "records": ["a.json", "tiny.json", "tiny.md"]}

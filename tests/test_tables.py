@@ -154,3 +154,13 @@ def test_a_relabelled_row_in_a_manifest_makes_its_table_stale(tmp_path, monkeypa
     assert tables.stale(tmp_path) == [
         "benchmarks/results/head-to-head/README.md: table eval-2048"
     ]
+
+
+def test_each_manifest_is_written_as_the_record_makers_write_it():
+    """A record maker that names a new record rewrites the manifest
+    (:func:`benchmarks.common.name_records`): the committed text is what it writes."""
+    from benchmarks.common import manifest_text
+
+    for folder in tables.manifests():
+        text = (folder / tables.MANIFEST).read_text()
+        assert manifest_text(json.loads(text)) == text, folder

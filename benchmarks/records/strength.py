@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import evaluate_command, record_identity
+from benchmarks.common import evaluate_command, name_records, record_identity
 from benchmarks.records.comparison import (
     THREES_TUNED,
     TRAIN_THREES_SPLIT,
@@ -442,6 +442,7 @@ def _write(name, setting, n, store, results, kept=None) -> dict:
     results.mkdir(parents=True, exist_ok=True)
     (results / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")
     (results / f"{name}.md").write_text(markdown(name, result))
+    name_records(results, [f"{name}.json", f"{name}.md"])
     return result
 
 
