@@ -423,6 +423,7 @@ def net_2048(tmp_path, spread=3000.0, stages=(16384,)):
     return model.save(tmp_path / "run2048")
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("quantize", sorted(packaged.QUANTIZE))
 def test_quantized_lookups_stay_within_the_stated_error(tmp_path, quantize):
     """Every value of a quantized net is within ``meta["max_value_error"]`` (8 x
