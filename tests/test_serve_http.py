@@ -120,8 +120,12 @@ def test_open_budgets_get_a_capped_answer(server, agent, settings):
     game = "connect4" if agent.startswith("minimax") else "2048"
     status, data = _hint(server, agent, settings, game)
     assert status in (200, 504), data  # capped by time; 504 if the worker was killed
-    if status == 200:
-        assert data["stats"].get("seconds", 0) <= MAX_SECONDS + 1
+    if status == 200:  # the search was held to the server's caps, not left open
+        stats = data["stats"]  # counted work, never the clock (it varies with load)
+        assert stats.get("budget") is None or stats["budget"] <= 10_000_000
+        assert stats.get("nodes", 0) <= 10_000_000
+        assert stats.get("simulations", 0) <= 100_000
+        assert stats.get("rollouts", 0) <= 100_000
         assert data["ranked"]
 
 
