@@ -118,10 +118,12 @@ def export_packaged(
         meta["weights_sha256"] = weights_sha256(model.weights)
     else:
         dtype, top = QUANTIZE[quantize]
-        rows = model.weights.reshape(model.weights.shape[0], -1)
-        span = np.abs(rows.astype(np.float64) - fill).max(axis=1)
+        rows = model.weights.reshape(model.weights.shape[0], -1).astype(np.float64)
+        rows -= fill
+        span = np.abs(rows).max(axis=1)
         scale = (np.where(span > 0, span, 1.0) / top).astype(np.float32)
-        q = np.rint((rows.astype(np.float64) - fill) / scale[:, None])
+        q = np.rint(rows / scale[:, None])
+        del rows
         q = np.clip(q, -top, top).astype(dtype)
         back = fill + q.astype(np.float32) * scale[:, None]
         arrays["values"] = q.reshape(-1)[keep]
