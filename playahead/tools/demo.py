@@ -436,7 +436,7 @@ def _replay_best(result, args, console) -> None:
     final board (no colours) and one line in a log or pipe."""
     import gymnasium as gym
 
-    from playahead.evaluate.play import build_agent, game_seeds
+    from playahead.agents import build_agent, game_seeds
     from playahead.tools.games import strip_ansi
 
     best = max(result.agents, key=lambda a: a.mean)

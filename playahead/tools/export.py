@@ -47,7 +47,7 @@ def play_game(
     Returns:
         ``(game file, last info)``.
     """
-    from playahead.evaluate.play import build_agent, game_seeds
+    from playahead.agents import build_agent, game_seeds
 
     game = get_game(env_id)
     env_seed, *agent_seeds = game_seeds(seed, index)
