@@ -424,8 +424,10 @@ def net_2048(tmp_path, spread=3000.0, stages=(16384,)):
 
 
 @pytest.mark.kernel
-@pytest.mark.parametrize("quantize", sorted(packaged.QUANTIZE))
-def test_quantized_lookups_stay_within_the_stated_error(tmp_path, quantize):
+@pytest.mark.parametrize(
+    ("quantize", "step"), [("int16", None), ("int8", None), (None, 50.0)]
+)
+def test_quantized_lookups_stay_within_the_stated_error(tmp_path, quantize, step):
     """Every value of a quantized net is within ``meta["max_value_error"]`` (8 x
     the weights' errors) of the float32 net's, checked with the plain-Python
     reference on random boards; each weight is within half its pattern's step, plus
@@ -434,12 +436,19 @@ def test_quantized_lookups_stay_within_the_stated_error(tmp_path, quantize):
 
     run = net_2048(tmp_path)
     path = tmp_path / "q.npz"
-    sha = packaged.export_packaged(run, path, quantize=quantize)
+    sha = packaged.export_packaged(run, path, quantize=quantize, step=step)
     got, full = packaged.read_packaged(path, sha), load_model(run)
     steps = np.abs(full.weights - got.weights).reshape(3, -1).max(axis=1)
     with np.load(path, allow_pickle=False) as z:
         scale = z["scale"]
-        assert z["values"].dtype == packaged.QUANTIZE[quantize][0]
+        if step is None:
+            assert z["values"].dtype == packaged.QUANTIZE[quantize][0]
+        else:  # one step for all; the multiples as two byte planes, 0s dropped
+            assert "values" not in z.files and np.all(scale == step)
+            assert z["lo"].dtype == z["hi"].dtype == np.uint8
+            kept = int(np.unpackbits(z["mask"]).sum())
+            assert z["lo"].size == kept
+            assert kept == int(np.count_nonzero(np.abs(full.weights) >= step / 2))
     with zipfile.ZipFile(path) as z:
         import json
 
@@ -481,3 +490,35 @@ def test_quantize_is_checked(tmp_path):
     with pytest.raises(ValueError, match="quantize must be one of int16, int8"):
         packaged.export_packaged(run, tmp_path / "x.npz", quantize="int4")
     assert not (tmp_path / "x.npz").exists()
+
+
+def test_a_stepped_net_is_checked_and_refused_when_damaged(tmp_path, capsys):
+    """A fixed step: a one-line error for a step out of range, one too small for
+    the net's largest entry (naming the smallest that fits) or given with
+    ``quantize``, and no file; the CLI writes the net, which reads back within half
+    a step, and a damaged copy is refused in one line."""
+    run = net_2048(tmp_path, spread=3000.0)
+    big = float(np.abs(load_model(run).weights).max())
+    for kwargs, match in [
+        ({"step": 0.0}, "step must be in"),
+        ({"step": 1e9}, "step must be in"),
+        ({"step": 0.05}, f"at least {big / 32767:.4g}"),
+        ({"step": 8.0, "quantize": "int16"}, "quantize or step, not both"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            packaged.export_packaged(run, tmp_path / "x.npz", **kwargs)
+        assert not (tmp_path / "x.npz").exists()
+    path = tmp_path / "s.npz"
+    assert packaged.main(["export", str(run), str(path), "--step", "64"]) == 0
+    sha = capsys.readouterr().out.strip()
+    net = packaged.read_packaged(path, sha)
+    assert np.abs(net.weights - load_model(run).weights).max() <= 32.01
+    plain = packaged.export_packaged(run, tmp_path / "f.npz")
+    assert path.stat().st_size < (tmp_path / "f.npz").stat().st_size / 2
+    assert sha != plain
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x55
+    path.write_bytes(bytes(data))
+    with pytest.raises(packaged.PackagedNetError) as err:
+        packaged.read_packaged(path, sha)
+    assert "\n" not in str(err.value) and "s.npz" in str(err.value)

@@ -9,8 +9,14 @@ bytes (``meta: uint8``). The values are float32, or, in a quantized net
 float32[P]``): an entry of pattern ``p`` is ``fill + q * scale[p]`` (in float32), within
 half a step (plus float32 rounding, ``err[p]``) of the trained weight, so a value (a sum
 over ``8 * P`` lookups) is within ``8 * sum(err)`` of the trained net's
-(``meta["max_value_error"]``). It is read with ``allow_pickle=False`` from bytes whose
-sha256 was checked first (:data:`PACKAGED`), so a damaged or swapped file is refused
+(``meta["max_value_error"]``). A net quantized with a fixed ``step`` (in the net's
+units: points of score) has the same step for every pattern, keeps in ``mask`` only
+the entries that round to a non-zero multiple of it, and stores those multiples
+(int16, zigzag-coded) as two byte planes, ``lo`` and ``hi``, instead of ``values``,
+LZMA-compressed: most multiples are small, so ``hi`` is nearly all zeros.
+
+A packaged net is read with ``allow_pickle=False`` from bytes whose sha256 was checked
+first (:data:`PACKAGED`), so a damaged or swapped file is refused
 with an error that names the file and the sha256 it should have, and nothing in it is
 run.
 
@@ -61,6 +67,10 @@ _KEYS = ("mask", "values", "fill", "shape", "meta")
 _QKEYS = (*_KEYS, "scale")
 #: Quantized value types: name -> (dtype, largest magnitude).
 QUANTIZE = {"int16": (np.int16, 32767), "int8": (np.int8, 127)}
+#: The keys of a net quantized with a fixed step.
+_SKEYS = ("mask", "lo", "hi", "fill", "shape", "meta", "scale")
+#: The accepted fixed steps.
+MIN_STEP, MAX_STEP = 1e-3, 1e6
 #: Entries decoded at a time when a net is read (bounds the memory a read needs
 #: beside the weights themselves).
 _BLOCK = 1 << 22
@@ -81,7 +91,10 @@ def weights_sha256(weights: np.ndarray) -> str:
 
 
 def export_packaged(
-    model_dir: str | Path, out: str | Path, quantize: str | None = None
+    model_dir: str | Path,
+    out: str | Path,
+    quantize: str | None = None,
+    step: float | None = None,
 ) -> str:
     """Write the model in ``model_dir`` (a ``playahead train ntuple`` run) to ``out``
     as a packaged net; returns the file's sha256.
@@ -92,19 +105,29 @@ def export_packaged(
         quantize: None keeps float32 values; a key of :data:`QUANTIZE` stores each
             entry as that integer times its pattern's step (the largest magnitude of
             the pattern's entries over the type's range).
+        step: stores each entry as a multiple of ``step`` (int16, the same step for
+            every pattern) and drops the entries that round to 0 (module docstring);
+            not with ``quantize``.
 
     Raises:
-        ValueError: an unreadable model, an unknown ``quantize``, or a file larger
-            than :data:`MAX_BYTES`.
+        ValueError: an unreadable model, an unknown ``quantize``, a ``step`` out of
+            range or too small for the net's largest entry, or a file larger than
+            :data:`MAX_BYTES`.
     """
     if quantize is not None and quantize not in QUANTIZE:
         raise ValueError(
             f"quantize must be one of {', '.join(QUANTIZE)} (or none), got {quantize!r}"
         )
+    if step is not None:
+        if quantize is not None:
+            raise ValueError("give quantize or step, not both")
+        if not MIN_STEP <= step <= MAX_STEP:
+            raise ValueError(
+                f"step must be in [{MIN_STEP:g}, {MAX_STEP:g}], got {step!r}"
+            )
     model = load_model(model_dir)
     flat = model.weights.reshape(-1)
     fill = np.float32(np.median(flat[:: max(1, flat.size // 4096)]))
-    keep = flat != fill
     meta = {
         "env_id": model.env_id,
         "env_kwargs": model.env_kwargs,
@@ -112,38 +135,28 @@ def export_packaged(
         "stages": list(model.stages),
         "training": model.meta,
     }
-    arrays = {"mask": np.packbits(keep)}
-    if quantize is None:
-        arrays["values"] = flat[keep].astype(np.float32)
+    if step is not None:
+        arrays, keys = _stepped(model.weights, fill, float(step), meta), _SKEYS
+    elif quantize is None:
+        keep = flat != fill
+        arrays = {"mask": np.packbits(keep), "values": flat[keep].astype(np.float32)}
         meta["weights_sha256"] = weights_sha256(model.weights)
+        keys = _KEYS
     else:
-        dtype, top = QUANTIZE[quantize]
-        rows = model.weights.reshape(model.weights.shape[0], -1).astype(np.float64)
-        rows -= fill
-        span = np.abs(rows).max(axis=1)
-        scale = (np.where(span > 0, span, 1.0) / top).astype(np.float32)
-        q = np.rint(rows / scale[:, None])
-        del rows
-        q = np.clip(q, -top, top).astype(dtype)
-        back = fill + q.astype(np.float32) * scale[:, None]
-        arrays["values"] = q.reshape(-1)[keep]
-        arrays["scale"] = scale
-        meta["quantized"] = quantize
-        meta["source_weights_sha256"] = weights_sha256(model.weights)
-        meta["weights_sha256"] = weights_sha256(back.reshape(model.weights.shape))
-        err = scale.astype(np.float64) / 2 + 2 * np.spacing(span.astype(np.float32))
-        meta["weight_errors"] = [float(e) for e in err]
-        meta["max_value_error"] = float(8 * err.sum())
+        arrays, keys = _quantized(model.weights, fill, quantize, meta), _QKEYS
     arrays |= {
         "fill": np.array([fill], np.float32),
         "shape": np.array(model.weights.shape, np.int64),
         "meta": np.frombuffer(json.dumps(meta, sort_keys=True).encode(), np.uint8),
     }
+    # A stepped net's members are LZMA (about 10% smaller than deflate on its
+    # planes); the other forms keep deflate, so their files keep their bytes.
+    method = zipfile.ZIP_LZMA if step is not None else zipfile.ZIP_DEFLATED
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
-        for key in _QKEYS if quantize else _KEYS:
+    with zipfile.ZipFile(buf, "w", method, compresslevel=9) as z:
+        for key in keys:
             info = zipfile.ZipInfo(f"{key}.npy", date_time=_ZIP_TIME)
-            info.compress_type = zipfile.ZIP_DEFLATED
+            info.compress_type = method
             part = io.BytesIO()
             np.lib.format.write_array(part, arrays[key], allow_pickle=False)
             z.writestr(info, part.getvalue(), compresslevel=9)
@@ -151,10 +164,78 @@ def export_packaged(
     if len(data) > MAX_BYTES:
         raise ValueError(
             f"{out}: {len(data):,} bytes, a packaged net may have at most {MAX_BYTES:,}"
-            + ("" if quantize else "; try quantize=int16")
+            + ("" if quantize or step else "; try step=16")
         )
     Path(out).write_bytes(data)
     return sha256_of(data)
+
+
+def _errors(scale, span, meta) -> None:
+    """The stated errors of a quantized net with per-pattern ``scale`` and largest
+    magnitudes ``span``, into ``meta``: half a step plus float32 rounding per
+    weight, and 8 times their sum per value."""
+    err = scale.astype(np.float64) / 2 + 2 * np.spacing(span.astype(np.float32))
+    meta["weight_errors"] = [float(e) for e in err]
+    meta["max_value_error"] = float(8 * err.sum())
+
+
+def _quantized(weights, fill, quantize, meta) -> dict:
+    """The ``mask``, ``values`` and ``scale`` of ``weights`` quantized to
+    ``QUANTIZE[quantize]`` with one step per pattern; fills ``meta``."""
+    dtype, top = QUANTIZE[quantize]
+    rows = weights.reshape(weights.shape[0], -1).astype(np.float64)
+    rows -= fill
+    span = np.abs(rows).max(axis=1)
+    scale = (np.where(span > 0, span, 1.0) / top).astype(np.float32)
+    q = np.rint(rows / scale[:, None])
+    del rows
+    q = np.clip(q, -top, top).astype(dtype)
+    back = fill + q.astype(np.float32) * scale[:, None]
+    keep = weights.reshape(-1) != fill
+    meta["quantized"] = quantize
+    meta["source_weights_sha256"] = weights_sha256(weights)
+    meta["weights_sha256"] = weights_sha256(back.reshape(weights.shape))
+    _errors(scale, span, meta)
+    return {"mask": np.packbits(keep), "values": q.reshape(-1)[keep], "scale": scale}
+
+
+def _stepped(weights, fill, step, meta) -> dict:
+    """The ``mask``, ``lo``, ``hi`` and ``scale`` of ``weights`` as multiples of
+    ``step`` (module docstring); fills ``meta``."""
+    rows = weights.reshape(weights.shape[0], -1).astype(np.float64)
+    rows -= fill
+    span = np.abs(rows).max(axis=1)
+    top = float(span.max()) / step
+    if top > 32767:
+        raise ValueError(
+            f"step {step:g} is too small for this net: its largest entry is "
+            f"{span.max():,.1f} from the fill value, so step must be at least "
+            f"{float(span.max()) / 32767:.4g}"
+        )
+    q = np.rint(rows / step).astype(np.int32).reshape(-1)
+    del rows
+    keep = q != 0
+    v = q[keep]
+    zz = ((v << 1) ^ (v >> 31)).astype(np.uint32)
+    scale = np.full(weights.shape[0], step, np.float32)
+    back = _decode(np.packbits(keep), v.astype(np.int16), fill, scale, weights.shape)
+    meta["quantized"] = "step"
+    meta["step"] = step
+    meta["source_weights_sha256"] = weights_sha256(weights)
+    meta["weights_sha256"] = weights_sha256(back)
+    _errors(scale, span, meta)
+    return {
+        "mask": np.packbits(keep),
+        "lo": (zz & 0xFF).astype(np.uint8),
+        "hi": (zz >> 8).astype(np.uint8),
+        "scale": scale,
+    }
+
+
+def _unzigzag(lo, hi) -> np.ndarray:
+    """The int16 multiples of a stepped net from its byte planes."""
+    zz = lo.astype(np.int32) | (hi.astype(np.int32) << 8)
+    return ((zz >> 1) ^ -(zz & 1)).astype(np.int16)
 
 
 def _decode(mask, values, fill, scale, shape) -> np.ndarray:
@@ -211,10 +292,17 @@ def read_packaged(path: str | Path, sha256: str | None) -> NTupleModel:
         )
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            if sorted(z.files) not in (sorted(_KEYS), sorted(_QKEYS)):
+            if sorted(z.files) not in (sorted(_KEYS), sorted(_QKEYS), sorted(_SKEYS)):
                 raise PackagedNetError(f"{path} holds {sorted(z.files)}, not {_KEYS}")
-            mask, values, fill, shape, meta = (z[k] for k in _KEYS)
+            mask, fill, shape, meta = (z[k] for k in ("mask", "fill", "shape", "meta"))
             scale = z["scale"] if "scale" in z.files else None
+            if "values" in z.files:
+                values = z["values"]
+            else:
+                lo, hi = z["lo"], z["hi"]
+                if lo.dtype != np.uint8 or hi.dtype != np.uint8 or lo.shape != hi.shape:
+                    raise PackagedNetError("lo/hi have the wrong dtypes")
+                values = _unzigzag(lo, hi)
         meta = json.loads(meta.tobytes().decode())
         env_id = meta["env_id"]
         if env_id not in ENVS:
@@ -230,9 +318,9 @@ def read_packaged(path: str | Path, sha256: str | None) -> NTupleModel:
         if quantized is None:
             ok = scale is None and values.dtype == np.float32
         else:
+            dtype = np.int16 if quantized == "step" else QUANTIZE[quantized][0]
             ok = (
-                quantized in QUANTIZE
-                and values.dtype == QUANTIZE[quantized][0]
+                values.dtype == dtype
                 and scale is not None
                 and scale.dtype == np.float32
                 and scale.shape == (shape[0],)
@@ -319,6 +407,13 @@ def main(argv=None) -> int:
         help="store each entry as this integer times its pattern's step "
         "(default: float32)",
     )
+    ex.add_argument(
+        "--step",
+        type=float,
+        default=None,
+        help="store each entry as a multiple of STEP (points of score; the same "
+        "for every pattern), dropping those that round to 0 (not with --quantize)",
+    )
     un = sub.add_parser(
         "unpack",
         help="packaged .npz -> RUN_DIR to --resume (temporal-coherence "
@@ -330,7 +425,7 @@ def main(argv=None) -> int:
     a = parser.parse_args(argv)
     try:
         if a.command == "export":
-            print(export_packaged(a.run, a.file, a.quantize))
+            print(export_packaged(a.run, a.file, a.quantize, a.step))
         else:
             print(unpack_checkpoint(a.file, a.run, a.sha256))
     except ValueError as err:
