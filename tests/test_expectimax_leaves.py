@@ -275,12 +275,42 @@ def test_the_default_threes_evaluator_is_the_shipped_net(shipped):
     assert features.analyze(env).value_kind == "eval"
 
 
-def test_packaged_net_plays_threes_only(shipped):
+def test_packaged_net_is_the_games_own(shipped, tmp_path, monkeypatch):
+    """``evaluator=ntuple`` reads the net shipped for the game being played: on
+    2048, while only a Threes net ships, one line says so (and what plays without
+    it); once a 2048 net ships, the same agent plays 2048 with it and Threes with
+    the Threes net, and each game's resolved options carry its own net's sha256."""
+    from playahead.agents import resolved_options
+    from playahead.ntuple import packaged
+
     env = gym.make("2048-v0")
     env.reset(seed=0)
-    agent = playahead.make_agent("expectimax:depth=1,evaluator=ntuple")
-    with pytest.raises(ValueError, match="plays Threes-v0, not 2048-v0"):
+    agent = playahead.make_agent("expectimax:depth=1,evaluator=ntuple", seed=0)
+    with pytest.raises(packaged.PackagedNetError) as err:
         agent.act(env)
+    message = str(err.value)
+    assert "\n" not in message and "ships no n-tuple net for 2048-v0" in message
+    assert message.endswith("evaluator=monotonic works without it")
+    model = NTupleModel.new("2048-v0", PATTERNS, stages=(2048,))
+    rng = np.random.default_rng(12)  # >= 0: the packaged leaves' clamp never acts
+    model.weights[:] = np.abs(rng.normal(0, 20, size=model.weights.shape))
+    net = tmp_path / "net2048.npz"
+    sha = packaged.export_packaged(model.save(tmp_path / "run"), net, step=0.5)
+    ships = dict(packaged.PACKAGED, **{"2048-v0": ("net2048.npz", sha)})
+    monkeypatch.setattr(packaged, "PACKAGED", ships)
+    packaged.packaged_model.cache_clear()
+    given = agent.analyze(env)
+    unpacked = packaged.unpack_checkpoint(net, tmp_path / "unpacked", sha)
+    want = playahead.make_agent(
+        f"expectimax:depth=1,evaluator=ntuple:path={unpacked}", seed=0
+    ).analyze(env)
+    np.testing.assert_array_equal(given.values, want.values)
+    assert given.value_kind == "score"
+    threes_env = _played("Threes-v0")
+    assert agent.analyze(threes_env).value_kind == "score"
+    for env_id, (_, digest) in ships.items():
+        got = resolved_options("expectimax:depth=1,evaluator=ntuple", env_id)
+        assert got["evaluator"] == f"ntuple:sha256={digest}"
 
 
 def test_packaged_net_is_named_by_its_sha256(shipped):

@@ -59,6 +59,8 @@ PACKAGED: dict[str, tuple[str, str]] = {
         "74048b4995ecf5d6309bb6e19bd79fdcd84abee34f7d7d5b5bf1056aceb22ec8",
     ),
 }
+#: env id -> the hand-made evaluator that plays without the packaged net.
+HAND_MADE = {"Threes-v0": "features", "2048-v0": "monotonic"}
 #: The largest packaged file this reads (bytes).
 MAX_BYTES = 40 * 1024 * 1024
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
@@ -263,9 +265,12 @@ def _decode(mask, values, fill, scale, shape) -> np.ndarray:
     return flat.reshape(shape)
 
 
-def read_packaged(path: str | Path, sha256: str | None) -> NTupleModel:
+def read_packaged(
+    path: str | Path, sha256: str | None, fallback: str = "features"
+) -> NTupleModel:
     """Read a packaged net, refusing it unless its bytes have ``sha256`` (None: no
-    check, for a file just written by :func:`export_packaged`).
+    check, for a file just written by :func:`export_packaged`); a missing or damaged
+    file's message names ``fallback``, the evaluator that plays without it.
 
     Raises:
         PackagedNetError: a missing, oversized, damaged or swapped file, or one that
@@ -281,14 +286,14 @@ def read_packaged(path: str | Path, sha256: str | None) -> NTupleModel:
     except OSError as err:
         raise PackagedNetError(
             f"packaged net {path} cannot be read ({err.strerror or err}){want}; "
-            "reinstall playahead, or use evaluator=features"
+            f"reinstall playahead, or use evaluator={fallback}"
         ) from None
     got = sha256_of(data)
     if sha256 is not None and got != sha256:
         raise PackagedNetError(
             f"packaged net {path} is damaged or not the one this playahead ships: "
             f"sha256 {got}, expected {sha256}; reinstall playahead, or use "
-            "evaluator=features"
+            f"evaluator={fallback}"
         )
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
@@ -365,7 +370,7 @@ def packaged_path(env_id: str) -> tuple[Path, str]:
 def packaged_model(env_id: str = "Threes-v0") -> NTupleModel:
     """The packaged net for ``env_id``, read once per process and sha256-checked."""
     path, sha = packaged_path(env_id)
-    return read_packaged(path, sha)
+    return read_packaged(path, sha, HAND_MADE.get(env_id, "features"))
 
 
 def unpack_checkpoint(

@@ -45,11 +45,12 @@ Learned leaves: ``evaluator="ntuple:path=DIR"`` (spec
 comma) values the leaves with an n-tuple net of ``playahead train ntuple``: the score
 table plus the net's afterstate value, so values are expected final scores
 (``value_kind="score"``) and depth 0 is the greedy n-tuple player.
-``evaluator="ntuple"`` (and no evaluator, on Threes) is the Threes net playahead ships
-(:mod:`playahead.ntuple.packaged`), read on first use after its sha256 is checked; if
-the file is missing or damaged the search stops with a one-line
-:class:`~playahead.ntuple.packaged.PackagedNetError` that names the file and its
-expected sha256 and says that ``evaluator=features`` works without it. Where the
+``evaluator="ntuple"`` (and no evaluator, on Threes) is the net playahead ships for
+the game being played (:mod:`playahead.ntuple.packaged`; today Threes only), read on
+first use after its sha256 is checked; if the file is missing, damaged or not shipped
+the search stops with a one-line :class:`~playahead.ntuple.packaged.PackagedNetError`
+that names the file and its expected sha256 and says which hand-made evaluator works
+without it (``features`` on Threes, ``monotonic`` on 2048). Where the
 leaves sit is described in :mod:`playahead.kernels.expectimax`.
 
 Fairness: the planner reads the position through ``clone_state()`` only (board, and for
@@ -160,9 +161,10 @@ class ExpectimaxAgent(Planner):
             evaluated instead of expanded (0 expands everything to ``depth``). None:
             1e-4, except with the automatic depth on Threes: 1e-3, or
             :data:`LEARNED_AUTO`'s with learned leaves.
-        evaluator: ``"ntuple"`` (Threes, the default there: learned leaves from the
-            n-tuple net playahead ships, sha256-checked at load, negative learned
-            values clamped at 0; values are expected final scores),
+        evaluator: ``"ntuple"`` (learned leaves from the n-tuple net playahead
+            ships for the game, today Threes', the default there; sha256-checked at
+            load, negative learned values clamped at 0; values are expected final
+            scores),
             ``"monotonic"`` (2048, the default there), ``"features"`` (Threes: tuned
             line features, the hand-made alternative, which needs no file),
             ``"openness"`` (Threes), ``"score"`` (either game) or
@@ -301,13 +303,15 @@ class ExpectimaxAgent(Planner):
         self.end_from = _check_face("end_from", tiers["end_from"])
         self.bonus_odds = check_choice("bonus_odds", bonus_odds, BONUS_ODDS)
         self._leaf = None
-        self._default_net: _Leaf | None = None  # the game's default net, when used
-        if _learned(evaluator):
+        #: the packaged nets used (``evaluator=ntuple``, or a game's default), by game
+        self._packaged: dict[str, _Leaf] = {}
+        if _learned(evaluator) and evaluator.strip() != "ntuple":
             self._leaf = _load_leaf(evaluator)
         elif (
             evaluator is not None
             and not isinstance(evaluator, Evaluator)
             and evaluator not in EVALUATORS
+            and not _learned(evaluator)
         ):
             raise ValueError(
                 f"unknown evaluator {evaluator!r}; choose from {sorted(EVALUATORS)}, "
@@ -382,7 +386,8 @@ class ExpectimaxAgent(Planner):
         if out.get("evaluator") == "ntuple":  # the packaged net, named by its sha256
             from playahead.ntuple.packaged import PACKAGED
 
-            out["evaluator"] = f"ntuple:sha256={PACKAGED.get('Threes-v0', ('', ''))[1]}"
+            shipped = PACKAGED.get(f"{game or 'Threes'}-v0", ("", ""))[1]
+            out["evaluator"] = f"ntuple:sha256={shipped}"
         if out.get("depth") is not None:
             out.pop("min_depth", None)
             if out.get("time_limit") is None:
@@ -412,8 +417,8 @@ class ExpectimaxAgent(Planner):
         if named is None:
             named = DEFAULT_EVALUATOR[game]
         leaf = self._leaf
-        if leaf is None and self.evaluator is None and _learned(named):
-            leaf = self._default_leaf(named)
+        if leaf is None and _learned(named):
+            leaf = self._packaged_leaf(game)
         if leaf is not None:
             leaf.model.check_position(f"{game}-v0", state)
             ev = get_evaluator("score", game)
@@ -541,31 +546,38 @@ class ExpectimaxAgent(Planner):
             board, np.int64(state.cards), np.int64(depth), ctx, cfg, net
         )
 
-    def _default_leaf(self, spec: str) -> _Leaf:
-        """The game's default learned leaves (Threes: the packaged net), loaded on
-        first use, so an agent that never plays Threes never reads the file.
+    def _packaged_leaf(self, game: str) -> _Leaf:
+        """The n-tuple net playahead ships for ``game`` (``evaluator=ntuple``, and
+        the default evaluator where :data:`DEFAULT_EVALUATOR` names it), loaded on
+        first use, so an agent never reads the file of a game it does not play.
 
         Raises:
-            PackagedNetError: the packaged net is missing or damaged; one line that
-                names the file and its expected sha256 and says that
-                ``evaluator=features`` plays without it.
+            PackagedNetError: the packaged net is missing or damaged, or none ships
+                for ``game``: one line that names the file and its expected sha256
+                and says that a hand-made evaluator plays without it.
         """
-        if self._default_net is None:
-            from playahead.ntuple.packaged import PackagedNetError
+        if game not in self._packaged:
+            from playahead.ntuple.packaged import (
+                HAND_MADE,
+                PackagedNetError,
+                packaged_model,
+            )
 
+            fallback = HAND_MADE[f"{game}-v0"]
             try:
-                self._default_net = _load_leaf(spec)
+                self._packaged[game] = _Leaf(packaged_model(f"{game}-v0"), clamp=True)
             except PackagedNetError as err:
                 why = " ".join(str(err).split())
-                if why.endswith("use evaluator=features"):
+                if why.endswith(f"use evaluator={fallback}"):
                     why += ", which works without it"
                 else:
-                    why += "; evaluator=features works without it"
+                    why += f"; evaluator={fallback} works without it"
+                which = "default" if self.evaluator is None else "ntuple"
                 raise PackagedNetError(
-                    "expectimax's default Threes evaluator is the n-tuple net "
+                    f"expectimax's {which} {game} evaluator is the n-tuple net "
                     f"playahead ships: {why}"
                 ) from None
-        return self._default_net
+        return self._packaged[game]
 
     def _table(self) -> tuple[np.ndarray, np.ndarray]:
         """This decision's (empty) transposition table."""
@@ -770,22 +782,16 @@ class _Leaf:
 
 def _load_leaf(spec: str) -> _Leaf:
     """``"ntuple:path=DIR"`` -> the loaded model (ValueError with the syntax if the
-    path is missing, or with what is wrong with the files); ``"ntuple"`` -> the
-    Threes net playahead ships (:mod:`playahead.ntuple.packaged`), its leaves
-    clamped at 0."""
+    path is missing, or with what is wrong with the files)."""
     from playahead.ntuple.model import shared_model
 
-    if spec.strip() == "ntuple":
-        from playahead.ntuple.packaged import packaged_model
-
-        return _Leaf(packaged_model("Threes-v0"), clamp=True)
     _, _, rest = spec.partition(":")
     key, eq, path = rest.partition("=")
     if key.strip() != "path" or not eq or not path.strip():
         raise ValueError(
             f"evaluator {spec!r}: learned leaves need a model directory, "
             "evaluator=ntuple:path=DIR (spec: expectimax:evaluator=ntuple:path=DIR), "
-            "or evaluator=ntuple for the Threes net playahead ships"
+            "or evaluator=ntuple for the net playahead ships"
         )
     return _Leaf(shared_model(path.strip()))
 
