@@ -321,3 +321,48 @@ def test_packaged_net_is_named_by_its_sha256(shipped):
 
     got = resolved_options("expectimax:depth=2,evaluator=ntuple", "Threes-v0")
     assert got["evaluator"] == f"ntuple:sha256={packaged.PACKAGED['Threes-v0'][1]}"
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("depth", [0, 1, 2])
+def test_a_stepped_packaged_net_searches_as_its_float32_weights(
+    tmp_path, monkeypatch, depth
+):
+    """The search keeps a stepped packaged net's int16 multiples (half the memory)
+    and scales each learned value once: with a power-of-two step the values are
+    those of the same net decoded to float32, bit for bit, on 2048 and on a
+    multi-stage Threes net; the int16 model cannot be saved as a checkpoint."""
+    from playahead.ntuple import packaged
+
+    ships = {}
+    for env_id, stages in [("2048-v0", (256,)), ("Threes-v0", (12, 48))]:
+        model = NTupleModel.new(env_id, PATTERNS, stages=stages)
+        rng = np.random.default_rng(21)  # >= 0: the packaged leaves' clamp never acts
+        model.weights[:] = np.abs(rng.normal(0, 300, size=model.weights.shape))
+        model.weights[rng.random(model.weights.shape) < 0.5] = 0  # the fill: 0
+        run = model.save(tmp_path / env_id)
+        sha = packaged.export_packaged(run, tmp_path / f"{env_id}.npz", step=4.0)
+        ships[env_id] = (f"{env_id}.npz", sha)
+    monkeypatch.setattr(packaged, "DATA", tmp_path)
+    monkeypatch.setattr(packaged, "PACKAGED", ships)
+    packaged.packaged_model.cache_clear()
+    try:
+        for env_id, (name, sha) in ships.items():
+            kept = packaged.packaged_model(env_id)
+            full = packaged.read_packaged(tmp_path / name, sha)
+            assert kept.weights.dtype == np.int16 and kept.step == 4.0
+            assert kept.weights.nbytes * 2 == full.weights.nbytes
+            np.testing.assert_array_equal(kept.weights * np.float32(4), full.weights)
+            with pytest.raises(ValueError, match="int16 multiples"):
+                kept.save(tmp_path / "nope")
+            unpacked = packaged.unpack_checkpoint(tmp_path / name, tmp_path / env_id)
+            env = _played(env_id)
+            got = ExpectimaxAgent(depth=depth, evaluator="ntuple", seed=0)
+            want = ExpectimaxAgent(
+                depth=depth, evaluator=f"ntuple:path={unpacked}", seed=0
+            )
+            got, want = got.analyze(env), want.analyze(env)
+            assert got.value_kind == want.value_kind == "score"
+            np.testing.assert_array_equal(got.values, want.values)
+    finally:
+        packaged.packaged_model.cache_clear()

@@ -151,7 +151,8 @@ class LeafNet(NamedTuple):
     is below 0 (as threes-meadow-ai clamps its leaves).
     """
 
-    #: ``float32[P * C * size]``: the weights, flat, in the layout ``stride`` names.
+    #: ``float32[P * C * size]``, or ``int16`` multiples of ``scale``: the weights,
+    #: flat, in the layout ``stride`` names.
     flat: np.ndarray
     #: ``int64[P, R, 3]``: the patterns as runs
     #: (:func:`playahead.kernels.ntuple.pattern_runs`).
@@ -174,12 +175,20 @@ class LeafNet(NamedTuple):
     stride: int
     #: ``int64[S - 1]``: the stage ranks (:func:`playahead.kernels.ntuple.staged`).
     stages: np.ndarray
+    #: points per unit of ``flat``: 1.0 for float32 weights; for int16 weights (a
+    #: packaged net's multiples of its step, half the memory) the step. Sums of
+    #: entries are taken first and scaled once, so with a power-of-two step the
+    #: values are those of the float32 weights ``flat * scale``, bit for bit.
+    scale: float
 
 
-def leaf_net(weights, runs, n_base, stages, clamp=False, grouped=True) -> LeafNet:
-    """The :class:`LeafNet` of ``weights`` (``float32[P, C, size]``) and its pattern
-    ``runs``: ``grouped`` copies the weights into the leaf layout, else the search
-    reads ``weights`` themselves (code-major, so it always reads them as trained)."""
+def leaf_net(
+    weights, runs, n_base, stages, clamp=False, grouped=True, scale=1.0
+) -> LeafNet:
+    """The :class:`LeafNet` of ``weights`` (``float32[P, C, size]``, or int16
+    multiples of ``scale``) and its pattern ``runs``: ``grouped`` copies the weights
+    into the leaf layout, else the search reads ``weights`` themselves (code-major,
+    so it always reads them as trained)."""
     stride = n_base if grouped else 1
     flat = leaf_layout(weights, n_base) if grouped else weights.reshape(-1)
     return LeafNet(
@@ -193,6 +202,7 @@ def leaf_net(weights, runs, n_base, stages, clamp=False, grouped=True) -> LeafNe
         bool(clamp),
         np.int64(stride),
         np.asarray(stages, np.int64),
+        np.float64(scale),
     )
 
 
@@ -298,7 +308,9 @@ def _learned(board, code, net):
 
 @nb.njit(cache=True)
 def _clamped(v, net):
-    """``v``, or 0 where ``net`` clamps and ``v`` is negative."""
+    """``v``, a sum of ``net``'s entries, in points (times ``net.scale``), or 0
+    where ``net`` clamps and it is negative."""
+    v *= net.scale
     if net.clamp and v < 0.0:  # clamped: no future score is below 0
         return 0.0
     return v

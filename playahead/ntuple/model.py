@@ -177,6 +177,10 @@ class NTupleModel:
         stages: multi-stage boundaries (tile values, ascending; Yeh et al.'s
             multi-stage nets): an afterstate whose largest tile reaches ``k`` of
             them is valued by weight set ``k``. Empty: one stage.
+        step: points per unit of ``weights``: 1.0 for float32 weights; a stepped
+            packaged net read for search keeps its int16 multiples of its step
+            (:func:`playahead.ntuple.packaged.packaged_model`), which only the
+            search reads (it cannot be saved or trained).
     """
 
     env_id: str
@@ -185,6 +189,7 @@ class NTupleModel:
     env_kwargs: dict = dataclasses.field(default_factory=dict)
     meta: dict = dataclasses.field(default_factory=dict)
     stages: tuple[int, ...] = ()
+    step: float = 1.0
 
     @classmethod
     def new(
@@ -254,6 +259,11 @@ class NTupleModel:
         into place. A crash before the list leaves the previous checkpoint whole; a
         crash after it is finished by the next :func:`load_model`. So a resumed run
         never pairs new weights with old counters."""
+        if self.weights.dtype != np.float32:
+            raise ValueError(
+                "this net holds int16 multiples of its step, as the search reads a "
+                "packaged net; unpack the packaged file to train or save it"
+            )
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         arrays = {"weights.npz": self.weights, **(extra or {})}

@@ -10,10 +10,11 @@ float32[P]``): an entry of pattern ``p`` is ``fill + q * scale[p]`` (in float32)
 half a step (plus float32 rounding, ``err[p]``) of the trained weight, so a value (a sum
 over ``8 * P`` lookups) is within ``8 * sum(err)`` of the trained net's
 (``meta["max_value_error"]``). A net quantized with a fixed ``step`` (in the net's
-units: points of score) has the same step for every pattern, keeps in ``mask`` only
-the entries that round to a non-zero multiple of it, and stores those multiples
-(int16, zigzag-coded) as two byte planes, ``lo`` and ``hi``, instead of ``values``,
-LZMA-compressed: most multiples are small, so ``hi`` is nearly all zeros.
+units: points of score) has the same step for every pattern and ``fill`` 0, keeps in
+``mask`` only the entries that round to a non-zero multiple of it, and stores those
+multiples (int16, zigzag-coded) as two byte planes, ``lo`` and ``hi``, instead of
+``values``, LZMA-compressed: most multiples are small, so ``hi`` is nearly all zeros.
+The search keeps those multiples as they are (half the memory of float32).
 
 A packaged net is read with ``allow_pickle=False`` from bytes whose sha256 was checked
 first (:data:`PACKAGED`), so a damaged or swapped file is refused
@@ -86,10 +87,19 @@ def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def weights_sha256(weights: np.ndarray) -> str:
+def weights_sha256(weights: np.ndarray, step: float = 1.0, fill: float = 0.0) -> str:
     """sha256 of the weights' float32 bytes (C order): the same for the same net
-    whatever the file's compression."""
-    return sha256_of(np.ascontiguousarray(weights, np.float32).tobytes())
+    whatever the file's compression. Integer ``weights`` are multiples of ``step``
+    from ``fill`` (a stepped net kept as it is read for search): hashed as the
+    float32 weights they decode to, :data:`_BLOCK` entries at a time."""
+    flat = weights.reshape(-1)
+    digest = hashlib.sha256()
+    for lo in range(0, flat.size, _BLOCK):
+        part = flat[lo : lo + _BLOCK]
+        if part.dtype != np.float32:
+            part = np.float32(fill) + part.astype(np.float32) * np.float32(step)
+        digest.update(np.ascontiguousarray(part).tobytes())
+    return digest.hexdigest()
 
 
 def export_packaged(
@@ -129,7 +139,7 @@ def export_packaged(
             )
     model = load_model(model_dir)
     flat = model.weights.reshape(-1)
-    fill = np.float32(np.median(flat[:: max(1, flat.size // 4096)]))
+    fill = np.float32(0 if step else np.median(flat[:: max(1, flat.size // 4096)]))
     meta = {
         "env_id": model.env_id,
         "env_kwargs": model.env_kwargs,
@@ -240,11 +250,12 @@ def _unzigzag(lo, hi) -> np.ndarray:
     return ((zz >> 1) ^ -(zz & 1)).astype(np.int16)
 
 
-def _decode(mask, values, fill, scale, shape) -> np.ndarray:
+def _decode(mask, values, fill, scale, shape, steps=False) -> np.ndarray:
     """The float32 weights of ``shape`` from a packaged net's arrays, decoded
-    :data:`_BLOCK` entries at a time."""
+    :data:`_BLOCK` entries at a time; ``steps``: a stepped net's int16 multiples
+    themselves (0 where ``mask`` is clear)."""
     n = int(np.prod(shape))
-    flat = np.full(n, fill, np.float32)
+    flat = np.zeros(n, np.int16) if steps else np.full(n, fill, np.float32)
     row = int(np.prod(shape[1:]))
     done = 0  # values used so far
     for lo in range(0, n, _BLOCK):
@@ -254,7 +265,7 @@ def _decode(mask, values, fill, scale, shape) -> np.ndarray:
         if done + got > values.size:
             raise PackagedNetError("mask and values disagree")
         v = values[done : done + got]
-        if scale is None:
+        if scale is None or steps:
             flat[lo:hi][keep] = v
         else:
             where = np.flatnonzero(keep) + lo
@@ -266,11 +277,17 @@ def _decode(mask, values, fill, scale, shape) -> np.ndarray:
 
 
 def read_packaged(
-    path: str | Path, sha256: str | None, fallback: str = "features"
+    path: str | Path,
+    sha256: str | None,
+    fallback: str = "features",
+    keep_steps: bool = False,
 ) -> NTupleModel:
     """Read a packaged net, refusing it unless its bytes have ``sha256`` (None: no
     check, for a file just written by :func:`export_packaged`); a missing or damaged
     file's message names ``fallback``, the evaluator that plays without it.
+    ``keep_steps``: a stepped net whose fill value is 0 keeps its int16 multiples as
+    the weights, with ``step`` set on the model (half the memory; what the search
+    reads, :func:`packaged_model`); every other net is decoded to float32.
 
     Raises:
         PackagedNetError: a missing, oversized, damaged or swapped file, or one that
@@ -333,7 +350,9 @@ def read_packaged(
         if mask.dtype != np.uint8 or not ok or mask.size != -(-np.prod(shape) // 8):
             raise PackagedNetError(f"{path}: mask/values have the wrong dtypes")
         fill = np.float32(fill.reshape(-1)[0])
-        weights = _decode(mask, values, fill, scale, shape)
+        steps = keep_steps and quantized == "step" and fill == 0
+        weights = _decode(mask, values, fill, scale, shape, steps)
+        step = float(scale[0]) if steps else 1.0
     except PackagedNetError as err:
         if str(path) in str(err):
             raise
@@ -342,11 +361,11 @@ def read_packaged(
         raise PackagedNetError(
             f"{path} is not a packaged n-tuple net ({type(err).__name__}: {err})"
         ) from None
-    if weights_sha256(weights) != meta.get("weights_sha256"):
+    if weights_sha256(weights, step, fill) != meta.get("weights_sha256"):
         raise PackagedNetError(f"{path}: the weights do not match their sha256")
     train_meta = dict(meta.get("training", {}))
     return NTupleModel(
-        env_id, patterns, weights, dict(meta["env_kwargs"]), train_meta, stages
+        env_id, patterns, weights, dict(meta["env_kwargs"]), train_meta, stages, step
     )
 
 
@@ -368,9 +387,10 @@ def packaged_path(env_id: str) -> tuple[Path, str]:
 
 @functools.cache
 def packaged_model(env_id: str = "Threes-v0") -> NTupleModel:
-    """The packaged net for ``env_id``, read once per process and sha256-checked."""
+    """The packaged net for ``env_id``, read once per process and sha256-checked,
+    as the search reads it (a stepped net keeps its int16 multiples)."""
     path, sha = packaged_path(env_id)
-    return read_packaged(path, sha, HAND_MADE.get(env_id, "features"))
+    return read_packaged(path, sha, HAND_MADE.get(env_id, "features"), True)
 
 
 def unpack_checkpoint(

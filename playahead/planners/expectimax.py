@@ -776,7 +776,13 @@ class _Leaf:
         runs = pattern_runs(model.cells)
         # grouped=False keeps the trainer's code-major layout (the benchmark's baseline)
         self.net = kernels.leaf_net(
-            model.weights, runs, model.n_base, model.stage_ranks, clamp, grouped
+            model.weights,
+            runs,
+            model.n_base,
+            model.stage_ranks,
+            clamp,
+            grouped,
+            model.step,
         )
 
 
