@@ -6,6 +6,7 @@ positions a training run starts from."""
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 import zipfile
@@ -522,3 +523,25 @@ def test_a_stepped_net_is_checked_and_refused_when_damaged(tmp_path, capsys):
     with pytest.raises(packaged.PackagedNetError) as err:
         packaged.read_packaged(path, sha)
     assert "\n" not in str(err.value) and "s.npz" in str(err.value)
+
+
+def test_info_says_what_a_packaged_net_holds(tmp_path, capsys):
+    """``info`` gives a net's size, digest, form and stored entries; a file that is
+    no packaged net is one line."""
+    run = net_2048(tmp_path)
+    path = tmp_path / "s.npz"
+    sha = packaged.export_packaged(run, path, step=64.0)
+    out = tmp_path / "info.json"
+    assert packaged.main(["info", str(path), "--json", str(out)]) == 0
+    got = json.loads(out.read_text())
+    assert got == json.loads(capsys.readouterr().out)
+    weights = load_model(run).weights
+    assert got["bytes"] == path.stat().st_size and got["sha256"] == sha
+    assert (got["env_id"], got["values"], got["step"]) == ("2048-v0", "step", 64.0)
+    assert got["entries"] == weights.size
+    assert got["stored"] == int(np.count_nonzero(np.rint(weights / 64.0)))
+    assert got["games"] == 3 and got["max_value_error"] > 8 * 3 * 32
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(SystemExit) as err:
+        packaged.main(["info", str(tmp_path / "junk.npz")])
+    assert "junk.npz" in str(err.value) and "\n" not in str(err.value)

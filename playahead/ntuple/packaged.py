@@ -30,6 +30,7 @@ shipped net on a fresh machine::
 
     python -m playahead.ntuple.packaged export RUN_DIR playahead/data/NAME.npz
     python -m playahead.ntuple.packaged unpack playahead/data/NAME.npz RUN_DIR
+    python -m playahead.ntuple.packaged info playahead/data/NAME.npz  # what it holds
 """
 
 from __future__ import annotations
@@ -393,6 +394,35 @@ def packaged_model(env_id: str = "Threes-v0") -> NTupleModel:
     return read_packaged(path, sha, HAND_MADE.get(env_id, "features"), True)
 
 
+def describe(path: str | Path) -> dict:
+    """What a packaged net holds: its file's bytes and sha256, env, patterns, stages,
+    the form of its values (``float32``, a key of :data:`QUANTIZE`, or ``step``
+    with the step), the entries it stores, the trained games and the stated
+    ``max_value_error`` (0 for float32). The file is read as
+    :func:`read_packaged` reads it (no sha256 to match)."""
+    path = Path(path)
+    data = path.read_bytes() if path.is_file() else b""
+    model = read_packaged(path, None, keep_steps=True)
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        meta = json.loads(np.load(z.open("meta.npy"), allow_pickle=False).tobytes())
+        mask = np.load(z.open("mask.npy"), allow_pickle=False)
+    return {
+        "file": path.name,
+        "bytes": len(data),
+        "sha256": sha256_of(data),
+        "env_id": model.env_id,
+        "patterns": list(model.patterns),
+        "stages": list(model.stages),
+        "values": meta.get("quantized", "float32"),
+        "step": meta.get("step"),
+        "entries": int(np.prod(model.weights.shape)),
+        "stored": int(np.unpackbits(mask).sum()),
+        "games": model.meta.get("games"),
+        "weights_sha256": meta["weights_sha256"],
+        "max_value_error": float(meta.get("max_value_error", 0.0)),
+    }
+
+
 def unpack_checkpoint(
     path: str | Path, out: str | Path, sha256: str | None = None
 ) -> Path:
@@ -447,10 +477,18 @@ def main(argv=None) -> int:
     un.add_argument("file")
     un.add_argument("run")
     un.add_argument("--sha256", default=None, help="refuse the file unless it has it")
+    info = sub.add_parser("info", help="what a packaged .npz holds, as JSON")
+    info.add_argument("file")
+    info.add_argument("--json", default=None, help="also write it to this file")
     a = parser.parse_args(argv)
     try:
         if a.command == "export":
             print(export_packaged(a.run, a.file, a.quantize, a.step))
+        elif a.command == "info":
+            text = json.dumps(describe(a.file), indent=1)
+            print(text)
+            if a.json:
+                Path(a.json).write_text(text + "\n")
         else:
             print(unpack_checkpoint(a.file, a.run, a.sha256))
     except ValueError as err:
