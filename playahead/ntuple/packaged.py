@@ -397,7 +397,8 @@ def packaged_model(env_id: str = "Threes-v0") -> NTupleModel:
 def describe(path: str | Path) -> dict:
     """What a packaged net holds: its file's bytes and sha256, env, patterns, stages,
     the form of its values (``float32``, a key of :data:`QUANTIZE`, or ``step``
-    with the step), the entries it stores, the trained games and the stated
+    with the step), the entries it stores, the trained games, the sha256 of the
+    weights (and of the trained weights it was quantized from) and the stated
     ``max_value_error`` (0 for float32). The file is read as
     :func:`read_packaged` reads it (no sha256 to match)."""
     path = Path(path)
@@ -419,6 +420,7 @@ def describe(path: str | Path) -> dict:
         "stored": int(np.unpackbits(mask).sum()),
         "games": model.meta.get("games"),
         "weights_sha256": meta["weights_sha256"],
+        "source_weights_sha256": meta.get("source_weights_sha256"),
         "max_value_error": float(meta.get("max_value_error", 0.0)),
     }
 
