@@ -545,3 +545,20 @@ def test_info_says_what_a_packaged_net_holds(tmp_path, capsys):
     with pytest.raises(SystemExit) as err:
         packaged.main(["info", str(tmp_path / "junk.npz")])
     assert "junk.npz" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_greedy_evaluation_reads_a_packaged_net(tmp_path):
+    """``python -m playahead.ntuple.train FILE.npz`` plays a packaged net greedily
+    as it plays the run it came from (float32: the same games), and names the file
+    by its sha256."""
+    from playahead.ntuple.train import write_evaluation
+
+    run = net_2048(tmp_path)
+    sha = packaged.export_packaged(run, tmp_path / "f.npz")
+    a = write_evaluation(run, 3, tmp_path / "a.json")
+    b = write_evaluation(tmp_path / "f.npz", 3, tmp_path / "b.json")
+    assert b.pop("packaged_sha256") == sha and a == b
+    games = [
+        json.loads((tmp_path / f).read_text())["games"] for f in ("a.json", "b.json")
+    ]
+    assert games[0] == games[1] and len(games[0]) == 3

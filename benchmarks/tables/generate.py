@@ -415,6 +415,46 @@ def net_steps(folder: Path, spec: dict, link: Link) -> str:
     return _table(head, rows, right_from=2)
 
 
+def quantized(folder: Path, spec: dict, link: Link) -> str:
+    """A net written in several forms, each played greedily on the same held-out
+    games (``rows``: ``[label, greedy record, packaged-net info record or null]``,
+    the first the full-precision net): file size, stored entries, stated value
+    error, greedy mean with its 95% interval, and the paired difference against the
+    first row."""
+    from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
+
+    head = ["values", "file", "stored entries", "value error", "games", "greedy mean"]
+    head += ["95% CI", "vs the first row, paired"]
+    rows, base = [], None
+    for label, record, info in spec["rows"]:
+        scores = np.array([g["score"] for g in _read(folder, record)["games"]], float)
+        net = _read(folder, info) if info else None
+        mean = float(scores.mean())
+        lo, hi = bootstrap_mean_ci(scores, np.random.default_rng(0), 2000)
+        vs = ""
+        if base is None:
+            base = scores
+        else:
+            n = min(len(base), len(scores))
+            d, dlo, dhi = paired_difference(
+                scores[:n], base[:n], np.random.default_rng(0), 2000
+            )
+            vs = f"{d:+,.0f} {_ci([dlo, dhi])}"
+        rows.append(
+            [
+                label,
+                f"{net['bytes'] / 2**20:.1f} MiB" if net else "",
+                f"{net['stored']:,}" if net else "",
+                f"{net['max_value_error']:,.0f}" if net else "",
+                f"{len(scores):,}",
+                _num(mean),
+                _ci([lo, hi]),
+                vs,
+            ]
+        )
+    return _table(head, rows, right_from=1)
+
+
 def _record_row(label: str, games: list[dict]) -> tuple[list[str], np.ndarray]:
     from playahead.evaluate.stats import bootstrap_mean_ci
 
@@ -603,6 +643,7 @@ KINDS: dict[str, Callable[[Path, dict, Link], str]] = {
     "ntuple-speed": ntuple_speed,
     "box-table": box_table,
     "net-steps": net_steps,
+    "quantized": quantized,
     "default-searches": default_searches,
     "played-on": played_on,
     "played-to": played_to,

@@ -637,9 +637,18 @@ class _StopRequest:
 
 
 def write_evaluation(model_dir: str | Path, games: int, out: str | Path) -> dict:
-    """Evaluate a saved model greedily on the held-out seeds and write per-game rows
-    (index, seed, score, max tile, moves) as JSON; returns the summary."""
-    model = load_model(model_dir)
+    """Evaluate a saved model (a run directory, or a packaged net's ``.npz``, read
+    to float32 as :func:`playahead.ntuple.packaged.read_packaged` reads it) greedily
+    on the held-out seeds and write per-game rows (index, seed, score, max tile,
+    moves) as JSON; returns the summary."""
+    packaged = None
+    if Path(model_dir).is_file():
+        from playahead.ntuple.packaged import read_packaged, sha256_of
+
+        model = read_packaged(model_dir, None)
+        packaged = sha256_of(Path(model_dir).read_bytes())
+    else:
+        model = load_model(model_dir)
     rows = evaluate(model, games)
     faces = tile_faces(model.env_id)
     top = [int(faces[r]) for r in rows[:, 1]]
@@ -654,6 +663,8 @@ def write_evaluation(model_dir: str | Path, games: int, out: str | Path) -> dict
         "goal_tile": int(faces[goal]),
         "goal_rate": float((rows[:, 1] >= goal).mean()),
     }
+    if packaged is not None:
+        summary["packaged_sha256"] = packaged
     per_game = [
         {
             "index": i,
@@ -672,7 +683,7 @@ if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser(description="greedy evaluation of a saved model")
-    parser.add_argument("model")
+    parser.add_argument("model", help="a run directory or a packaged net (.npz)")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--json", required=True)
     a = parser.parse_args()
