@@ -361,8 +361,14 @@ def test_a_stepped_packaged_net_searches_as_its_float32_weights(
             want = ExpectimaxAgent(
                 depth=depth, evaluator=f"ntuple:path={unpacked}", seed=0
             )
+            from_file = ExpectimaxAgent(
+                depth=depth, evaluator=f"ntuple:path={tmp_path / name}", seed=0
+            )
             got, want = got.analyze(env), want.analyze(env)
             assert got.value_kind == want.value_kind == "score"
             np.testing.assert_array_equal(got.values, want.values)
+            # the file given as a path: its int16 multiples, unclamped (none < 0)
+            assert from_file._leaf.model.weights.dtype == np.int16
+            np.testing.assert_array_equal(from_file.analyze(env).values, want.values)
     finally:
         packaged.packaged_model.cache_clear()

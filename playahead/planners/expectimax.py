@@ -42,7 +42,8 @@ shallower one that does.
 Learned leaves: ``evaluator="ntuple:path=DIR"`` (spec
 ``expectimax:evaluator=ntuple:path=DIR``, other options before or after it, e.g.
 ``expectimax:depth=2,evaluator=ntuple:path=runs/2048-nt``; the path must not contain a
-comma) values the leaves with an n-tuple net of ``playahead train ntuple``: the score
+comma; a packaged net's ``.npz`` also works) values the leaves with an n-tuple net
+of ``playahead train ntuple``: the score
 table plus the net's afterstate value, so values are expected final scores
 (``value_kind="score"``) and depth 0 is the greedy n-tuple player.
 ``evaluator="ntuple"`` (and no evaluator, on Threes) is the net playahead ships for
@@ -63,6 +64,7 @@ from __future__ import annotations
 
 import functools
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -788,7 +790,9 @@ class _Leaf:
 
 def _load_leaf(spec: str) -> _Leaf:
     """``"ntuple:path=DIR"`` -> the loaded model (ValueError with the syntax if the
-    path is missing, or with what is wrong with the files)."""
+    path is missing, or with what is wrong with the files); a path to a packaged
+    net's ``.npz`` reads it as the search reads the shipped net (a stepped net keeps
+    its int16 multiples), without a sha256 to match."""
     from playahead.ntuple.model import shared_model
 
     _, _, rest = spec.partition(":")
@@ -799,7 +803,12 @@ def _load_leaf(spec: str) -> _Leaf:
             "evaluator=ntuple:path=DIR (spec: expectimax:evaluator=ntuple:path=DIR), "
             "or evaluator=ntuple for the net playahead ships"
         )
-    return _Leaf(shared_model(path.strip()))
+    path = path.strip()
+    if path.endswith(".npz") and Path(path).is_file():  # a packaged net
+        from playahead.ntuple.packaged import read_packaged
+
+        return _Leaf(read_packaged(path, None, keep_steps=True))
+    return _Leaf(shared_model(path))
 
 
 register_agent(
