@@ -91,3 +91,17 @@ def test_no_benchmark_module_imports_the_tests():
                 if n == "tests" or n.startswith("tests.")
             ]
     assert found == []
+
+
+def test_the_memory_benchmark_reads_a_fresh_process():
+    """``python -m benchmarks memory``: a fresh process per agent reports its
+    resident set and peak, next to the random agent's."""
+    from benchmarks.speed import bench_memory
+
+    report = bench_memory.main(["--env", "2048-v0", "--spec", "greedy", "--moves", "3"])
+    whats = [row.what for row in report.rows]
+    assert whats == ["greedy: resident MB", "greedy: peak MB"]
+    for row in report.rows:
+        assert row.baseline == "random agent" and 20 < row.baseline_value < 4096
+        assert 20 < row.value < 4096
+    assert report.rows[1].value >= report.rows[0].value  # the peak is no lower
