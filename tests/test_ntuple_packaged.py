@@ -562,3 +562,6 @@ def test_greedy_evaluation_reads_a_packaged_net(tmp_path):
         json.loads((tmp_path / f).read_text())["games"] for f in ("a.json", "b.json")
     ]
     assert games[0] == games[1] and len(games[0]) == 3
+    c = write_evaluation(run, 2, tmp_path / "c.json", first_seed=7)
+    other = json.loads((tmp_path / "c.json").read_text())["games"]
+    assert c["first_seed"] == 7 and [g["seed"] for g in other] == [7, 8]

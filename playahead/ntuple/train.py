@@ -636,11 +636,16 @@ class _StopRequest:
             raise KeyboardInterrupt
 
 
-def write_evaluation(model_dir: str | Path, games: int, out: str | Path) -> dict:
+def write_evaluation(
+    model_dir: str | Path,
+    games: int,
+    out: str | Path,
+    first_seed: int = EVAL_SEED_BASE,
+) -> dict:
     """Evaluate a saved model (a run directory, or a packaged net's ``.npz``, read
     to float32 as :func:`playahead.ntuple.packaged.read_packaged` reads it) greedily
-    on the held-out seeds and write per-game rows (index, seed, score, max tile,
-    moves) as JSON; returns the summary."""
+    on the held-out seeds (game ``i`` seeded ``first_seed + i``) and write per-game
+    rows (index, seed, score, max tile, moves) as JSON; returns the summary."""
     packaged = None
     if Path(model_dir).is_file():
         from playahead.ntuple.packaged import read_packaged, sha256_of
@@ -649,7 +654,7 @@ def write_evaluation(model_dir: str | Path, games: int, out: str | Path) -> dict
         packaged = sha256_of(Path(model_dir).read_bytes())
     else:
         model = load_model(model_dir)
-    rows = evaluate(model, games)
+    rows = evaluate(model, games, first_seed)
     faces = tile_faces(model.env_id)
     top = [int(faces[r]) for r in rows[:, 1]]
     goal = GOAL_RANK[model.env_id]
@@ -657,7 +662,7 @@ def write_evaluation(model_dir: str | Path, games: int, out: str | Path) -> dict
         "env_id": model.env_id,
         "model_games": model.meta.get("games"),
         "games": games,
-        "first_seed": EVAL_SEED_BASE,
+        "first_seed": first_seed,
         "score_mean": float(rows[:, 0].mean()),
         "score_sem": float(rows[:, 0].std(ddof=1) / np.sqrt(games)) if games > 1 else 0,
         "goal_tile": int(faces[goal]),
@@ -668,7 +673,7 @@ def write_evaluation(model_dir: str | Path, games: int, out: str | Path) -> dict
     per_game = [
         {
             "index": i,
-            "seed": EVAL_SEED_BASE + i,
+            "seed": first_seed + i,
             "score": int(r[0]),
             "max_tile": t,
             "moves": int(r[2]),
@@ -686,5 +691,13 @@ if __name__ == "__main__":
     parser.add_argument("model", help="a run directory or a packaged net (.npz)")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--json", required=True)
+    parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=EVAL_SEED_BASE,
+        help=f"game i is seeded FIRST_SEED + i (default: {EVAL_SEED_BASE:,}, the "
+        "held-out games training evaluates on)",
+    )
     a = parser.parse_args()
-    print(json.dumps(write_evaluation(a.model, a.games, a.json), indent=2))
+    summary = write_evaluation(a.model, a.games, a.json, a.first_seed)
+    print(json.dumps(summary, indent=2))
