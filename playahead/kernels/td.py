@@ -50,8 +50,11 @@ games' own compiled rules (:mod:`playahead.games.twenty48`,
 Speed: :func:`play` writes the flat weight indices of every chosen afterstate into a
 trail while it picks moves, so :func:`learn` only reads, adds and re-reads them; all
 lookups go through :func:`~playahead.kernels.ntuple.lookups` (eight board images made
-with bit operations, each pattern cut out as runs of nibbles, loads prefetched).
-The values and updates are bit for bit those of ``value`` and ``update``. The kernels
+with bit operations, each pattern cut out as runs of nibbles, loads prefetched) and
+the sums through :func:`~playahead.kernels.ntuple.read_inlined`, both inlined into
+the loops (a call per afterstate, with its arrays' reference counts, cost more than
+the arithmetic). The values and updates are bit for bit those of ``value`` and
+``update``. The kernels
 release the GIL (``nogil``), so several threads can train one net (``workers``).
 """
 
@@ -73,7 +76,13 @@ from playahead.kernels.expectimax import (
     search_config,
     search_context,
 )
-from playahead.kernels.ntuple import N_CODES, lookups, preview_code, read, staged
+from playahead.kernels.ntuple import (
+    N_CODES,
+    lookups,
+    preview_code,
+    read_inlined,
+    staged,
+)
 from playahead.kernels.prefetch import prefetch
 from playahead.kernels.rows import score_table
 
@@ -233,7 +242,7 @@ def play(g, rng, trail, start=0, start_cards=0, search=None, searching=True):
                 if moved == 0:
                     continue
             acts[k], afts[k], rews[k] = a, after, r
-            sc = staged(after, code, n_base, stages)
+            sc = staged(after, code, n_base, stages) if stages.size else code
             lookups(after, sc, runs, n_codes, size, imgs, idx, k * width, flat)
             k += 1
         if k == 0:
@@ -246,7 +255,7 @@ def play(g, rng, trail, start=0, start_cards=0, search=None, searching=True):
             for j in range(k):
                 v = np.float64(rews[j])
                 if g.game == 0 or twenty48.max_rank(afts[j]) != threes.RANK_12288:
-                    v += read(flat, idx, j * width, width)
+                    v += read_inlined(flat, idx, j * width, width)
                 if v > best:
                     best, c = v, j
         r = rews[c]
@@ -304,26 +313,28 @@ def learn(afters, gains, n, alpha, lam, flat, tc_e, tc_a, bootstrap=False):
     afterstate is not learned: its value is the target the others learn toward (a
     game stopped at the next stage)."""
     width = afters.shape[1]
+    found = afters.reshape(-1)  # afterstate t's indices at t * width
     per = alpha / width
     tc = tc_e.size > 0
     exact = 0.0
     last = n - 1
     if bootstrap and n > 0:
-        exact = read(flat, afters[last], 0, width)
+        exact = read_inlined(flat, found, last * width, width)
         last = n - 2
         if last >= 0:
             exact = gains[last] + exact
     for t in range(last, -1, -1):
+        o = t * width
         if t > 0:
-            for q in range(width):
-                prefetch(flat, afters[t - 1, q])
+            for q in range(o - width, o):
+                prefetch(flat, found[q])
                 if tc:
-                    prefetch(tc_e, afters[t - 1, q])
-                    prefetch(tc_a, afters[t - 1, q])
-        error = exact - read(flat, afters[t], 0, width)
+                    prefetch(tc_e, found[q])
+                    prefetch(tc_a, found[q])
+        error = exact - read_inlined(flat, found, o, width)
         if tc:
-            for q in range(width):
-                i = afters[t, q]
+            for q in range(o, o + width):
+                i = found[q]
                 rate = 1.0
                 if tc_a[i] > 0:
                     rate = abs(np.float64(tc_e[i])) / np.float64(tc_a[i])
@@ -332,11 +343,11 @@ def learn(afters, gains, n, alpha, lam, flat, tc_e, tc_a, bootstrap=False):
                 tc_a[i] = np.float32(np.float64(tc_a[i]) + abs(error))
         else:
             delta = per * error
-            for q in range(width):
-                i = afters[t, q]
+            for q in range(o, o + width):
+                i = found[q]
                 flat[i] = np.float32(np.float64(flat[i]) + delta)
         if t > 0:
-            v = read(flat, afters[t], 0, width)
+            v = read_inlined(flat, found, o, width)
             if lam == 0.0:
                 exact = gains[t - 1] + v
             else:
