@@ -415,10 +415,14 @@ PINNED = {
 
 
 @pytest.mark.parametrize(
-    ("name", "tc", "lam", "restart", "rate"),
-    [("TD(0)", False, 0.0, False, 0.1), ("recipe", True, 0.5, True, 1.0)],
+    ("name", "tc", "lam", "restart", "rate", "packed"),
+    [
+        ("TD(0)", False, 0.0, False, 0.1, False),
+        ("recipe", True, 0.5, True, 1.0, False),
+        ("recipe", True, 0.5, True, 1.0, True),  # td.pack's layout, as trained
+    ],
 )
-def test_training_keeps_its_pinned_bits(name, tc, lam, restart, rate):
+def test_training_keeps_its_pinned_bits(name, tc, lam, restart, rate, packed):
     import hashlib
 
     runs = k.pattern_runs(k.symmetric_cells(PATTERNS))
@@ -426,9 +430,16 @@ def test_training_keeps_its_pinned_bits(name, tc, lam, restart, rate):
     e = np.zeros_like(weights) if tc else np.zeros(0, np.float32)
     a = np.zeros_like(weights) if tc else np.zeros(0, np.float32)
     out = np.empty((6, 3), np.int64)
-    g = td.td_game(0, weights, runs, (), *twenty48.TABLES)
     rng = np.random.default_rng(0)
-    td.train_games(g, 6, rate, lam, restart, rng, out, e, a, *td.NO_STARTS, 0.0)
+    if packed:
+        both = td.pack(weights, e, a)
+        g = td.td_game(0, both, runs, (), *twenty48.TABLES, spread=3)
+        none = np.zeros(0, np.float32)
+        td.train_games(g, 6, rate, lam, restart, rng, out, none, none, *td.NO_STARTS, 0)
+        td.unpack(both, weights, e, a)
+    else:
+        g = td.td_game(0, weights, runs, (), *twenty48.TABLES)
+        td.train_games(g, 6, rate, lam, restart, rng, out, e, a, *td.NO_STARTS, 0.0)
     digest = hashlib.sha256()
     for array in (weights, e, a, out):
         digest.update(array.tobytes())

@@ -213,13 +213,15 @@ def images(board, out):
 
 
 @nb.njit(cache=True, inline="always")
-def lookups(board, code, runs, n_codes, size, imgs, idx, off, flat):
+def lookups(board, code, runs, n_codes, size, imgs, idx, off, flat, spread=1):
     """Write the ``8 * P`` flat indices (into ``weights.reshape(-1)``) that
     ``value(board, code, ...)`` reads into ``idx[off:off + 8 * P]`` and prefetch
     them; ``n_codes, size = weights.shape[1:]``. These are the indices of
     :func:`leaf_lookups` with ``stage = code``, ``n_base = 1`` and ``stride = 1``
     (tested), written out apart for the trainer's hot loop (inlined into it), which
-    then has no stride multiply and no unused third run."""
+    then has no stride multiply and no unused third run. ``spread``: each index
+    times it, for a ``flat`` whose weights lie ``spread`` elements apart (the
+    trainer's packed layout, :func:`playahead.kernels.td.pack`)."""
     images(board, imgs)
     q = off
     n_runs = runs.shape[1]
@@ -241,6 +243,7 @@ def lookups(board, code, runs, n_codes, size, imgs, idx, off, flat):
                 for r in range(3, n_runs):
                     part = np.int64(b >> np.uint64(runs[p, r, 0])) & runs[p, r, 1]
                     i += part << runs[p, r, 2]
+            i *= spread
             prefetch(flat, i)
             idx[q] = i
             q += 1
