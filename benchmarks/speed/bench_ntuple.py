@@ -39,14 +39,16 @@ held-out games. Without the source it says so in one line and measures ours alon
 
 ``--ablation GAMES`` trains TD(0), +TC, +lambda and
 +restarts to GAMES games each and reports each greedy mean with its 95% interval.
-``--record DIR`` writes ``tdl-<games>.json``, ``curve-<games>.json`` and
+``--workers-games N`` measures the wall-clock speed-up of two trainer threads on the
+default recipe (N games from the net after 2,000). ``--record DIR`` writes
+``tdl-<games>.json``, ``workers-<games>.json``, ``curve-<games>.json`` and
 ``ablation-<games>.json``.
 
 Run: ``python -m benchmarks ntuple`` (TDL2048+ beside ours, a 1,000-game curve and
 the update rate) or
 ``python -m benchmarks.speed.bench_ntuple [--games 200] [--repeats 3] [--warmup 5000 |
 --start DIR] [--curve-games N --curve-every K --curve-eval M] [--ziap DIR]
-[--tdl DIR --tdl-games N]
+[--tdl DIR --tdl-games N] [--workers-games N]
 [--ablation N] [--record DIR]``.
 """
 
@@ -351,6 +353,44 @@ def _tdl_report(report: Report, run: dict) -> None:
     )
 
 
+def measure_workers(warm: int, games: int) -> dict:
+    """Wall-clock speed-up of two trainer threads (``--workers 2``, racing over one
+    net) on the default recipe: the net after ``warm`` games with seed 0, then
+    ``games`` more with one worker and with two from that same net (twice each, the
+    best of each counts), TD updates per wall second."""
+    from playahead.ntuple.train import _Trainer, rules
+
+    model = NTupleModel.new("2048-v0", DEFAULT_PATTERNS)
+    tc_e, tc_a = np.zeros_like(model.weights), np.zeros_like(model.weights)
+    tables = (k.pattern_runs(model.cells), *rules(model))
+    rest = (tc_e, tc_a, model.stage_ranks, *td.NO_STARTS, 0.0)
+    trainer = _Trainer(model, (1.0, 0.5, True), tables, rest)
+    rng = np.random.default_rng(0)
+    trainer(0, rng, 1)  # compiles
+    trainer(warm, rng, 1)
+    start = trainer.packed.copy()
+    best = {}
+    for workers in (1, 2, 1, 2):
+        trainer.packed[...] = start
+        wall, cpu = time.perf_counter(), time.process_time()
+        _, updates = trainer(games, np.random.default_rng(1), workers)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        run = {
+            "games": games,
+            "updates": int(updates),
+            "wall_s": round(wall, 2),
+            "cpu_s": round(cpu, 2),
+            "updates_per_wall_s": round(updates / wall),
+            "updates_per_cpu_s": round(updates / cpu),
+        }
+        if run["updates_per_wall_s"] > best.get(workers, {}).get(
+            "updates_per_wall_s", 0
+        ):
+            best[workers] = run
+    speedup = best[2]["updates_per_wall_s"] / best[1]["updates_per_wall_s"]
+    return {"warm_games": warm, "runs": best, "speedup": round(speedup, 3)}
+
+
 def learning_curve(
     out, games: int, every: int, eval_games: int, seed: int = 0, **recipe
 ) -> dict:
@@ -462,6 +502,12 @@ def main(argv: list[str] | None = None) -> Report:
     parser.add_argument(
         "--ablation", type=int, default=0, help="games of each ablation run (0: none)"
     )
+    parser.add_argument(
+        "--workers-games",
+        type=int,
+        default=0,
+        help="two workers' speed-up over this many games (0: none)",
+    )
     parser.add_argument("--record", default=None, help="directory for JSON records")
     parser.add_argument("--runs", default=None, help="directory for the training runs")
     args = parser.parse_args([] if argv is None else argv)
@@ -523,6 +569,18 @@ def main(argv: list[str] | None = None) -> Report:
             record = {"command": command, "runs": rows}
             path = Path(args.record) / f"ablation-{args.ablation}.json"
             path.write_text(json.dumps(record, indent=1) + "\n")
+    if args.workers_games:
+        speed = measure_workers(2000, args.workers_games)
+        report.add(
+            "2048",
+            "recipe: TD updates / wall s, 2 workers (baseline: 1)",
+            speed["runs"][2]["updates_per_wall_s"],
+            "1 worker",
+            speed["runs"][1]["updates_per_wall_s"],
+        )
+        if args.record:
+            path = Path(args.record) / f"workers-{args.workers_games}.json"
+            path.write_text(json.dumps({"command": command, **speed}, indent=1) + "\n")
     r = measure(args.games, args.repeats, args.start, warmup=args.warmup)
     report.title = (
         f"n-tuple TD on 2048; update rate of TD(0): {r['updates']:,} updates over "
