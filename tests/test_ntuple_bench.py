@@ -35,9 +35,66 @@ def test_ziap_figures_are_read_from_its_output(tmp_path):
     assert calls == ["train -e 6 -a 1.0 -l 0.5 -c -r -o", "agent -e 1000"]
 
 
+TDL_TRAIN_OUTPUT = """optimize: 2x1000
+
+001/002 301ms 1663963.46ops
+local:  avg=7404 max=23364 tile=2048 win=0.30%
+
+002/002 462ms 1476153.68ops
+local:  avg=10856 max=33356 tile=2048 win=2.60%
+"""
+TDL_EVAL_OUTPUT = """evaluate: 1x1000 info
+
+001/001 860ms 1090551.16ops
+total:  avg=16051 max=43300 tile=2048 win=16.30%
+
+summary 860ms 1090551.16ops
+total:  avg=16051 max=43300 tile=2048 win=16.30%
+tile     count   score    move     rate      win
+1024       602   15955     947   60.20%   76.50%
+2048       163   27945    1453   16.30%   16.30%
+"""
+
+
+def test_tdl_figures_are_read_from_its_output(tmp_path):
+    """TDL2048+ is built once (a stand-in source with a makefile here), trained
+    without a weight file on the clock, saved once for its greedy games, and its
+    moves and scores read from its output."""
+    source = tmp_path / "source"
+    source.mkdir()
+    script = (
+        "#!/bin/sh\n"
+        f'printf "%s\\n" "$*" >> "{tmp_path}/calls"\n'
+        'case "$*" in *"-e 1x1000"*) cat <<EOF\n' + TDL_EVAL_OUTPUT + "EOF\n;;\n"
+        "*) cat <<EOF\n" + TDL_TRAIN_OUTPUT + "EOF\n;;\nesac\n"
+    )
+    (source / "stand-in").write_text(script)
+    (source / "makefile").write_text("all:\n\tcp stand-in 2048 && chmod +x 2048\n")
+    build = tmp_path / "build"
+    binary = bench_ntuple.build_tdl(source, build)
+    assert binary == build / "2048" and binary.is_file()
+    assert bench_ntuple.build_tdl(tmp_path / "gone", build) == binary  # built once
+    assert bench_ntuple.build_tdl(tmp_path / "gone", tmp_path / "none") is None
+    got = bench_ntuple.run_tdl(binary, 2000)
+    assert got["td0"]["moves"] == round(
+        301 * 1663963.46 / 1000 + 462 * 1476153.68 / 1000
+    )
+    assert got["eval"]["score_mean"] == 16051.0
+    assert got["eval"]["tile_rates"] == {"1024": 0.602, "2048": 0.163}
+    assert got["recipe"]["cpu_seconds"] >= 0 and got["recipe"]["games"] == 2000
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert calls == [
+        "-n 4x6patt -t 2x1000 -s 1",
+        "-n 4x6patt -t 2x1000 -a 1.0 -l 0.5 -tt restart -s 1",
+        "-n 4x6patt -t 2x1000 -a 1.0 -l 0.5 -tt restart -s 1 -o r.w",
+        "-n 4x6patt -e 1x1000 -i r.w -s 7",
+    ]
+
+
 def test_curve_and_ablation_records(tmp_path):
     argv = ["--curve-games", "40", "--curve-every", "20", "--curve-eval", "4"]
     argv += ["--ablation", "40", "--games", "2", "--repeats", "1", "--warmup", "4"]
+    argv += ["--tdl-games", "0"]
     argv += ["--record", str(tmp_path), "--runs", str(tmp_path / "runs")]
     report = bench_ntuple.main(argv)
     curve = json.loads((tmp_path / "curve-40.json").read_text())

@@ -647,8 +647,8 @@ def test_a_net_larger_than_the_memory_is_refused_before_allocating(
     from playahead.ntuple import model as model_module
 
     monkeypatch.setattr(model_module, "available_memory", lambda: 2**30)
-    with pytest.raises(ValueError, match="needs 1,536 MB but only 1,024 MB") as err:
-        _train(tmp_path, "big", 5, patterns="8x6", tc=True)  # 3 x 512 MB
+    with pytest.raises(ValueError, match="needs 3,072 MB but only 1,024 MB") as err:
+        _train(tmp_path, "big", 5, patterns="8x6", tc=True)  # 2 x 3 x 512 MB
     assert "\n" not in str(err.value) and not (tmp_path / "big").exists()
 
 

@@ -23,13 +23,32 @@ for ``--curve-games`` games, its greedy mean on ``--curve-eval`` held-out games 
 clock), and the recipe's TD updates per CPU second. ``--ziap DIR`` first trains and
 evaluates ziap/2048-tdl (built in DIR as its HOW-TO-BUILD.md says; ``./2048 train
 -e 6 -a 1.0 -l 0.5 -c -r -o`` then ``./2048 agent -e 1000``) in the same run, CPU
-seconds of the child process. ``--ablation GAMES`` trains TD(0), +TC, +lambda and
-+restarts to GAMES games each and reports each greedy mean with its 95% interval.
-``--record DIR`` writes ``curve-<games>.json`` and ``ablation-<games>.json``.
+seconds of the child process.
 
-Run: ``python -m benchmarks ntuple`` (a 1,000-game curve and the update rate) or
+TDL2048+ (moporgic/TDL2048+, the fastest published trainer), in the same run: built
+once from ``--tdl`` (default: the project's copy of its source, ``../shared/peers/
+tdl2048plus`` beside the repository) into ``~/.cache/playahead/peers/tdl2048plus``
+with the build line of its HOW-TO-BUILD.md, it trains ``--tdl-games`` (6,000) games of
+TD(0) (``./2048 -n 4x6patt -t 6x1000 -s 1``) and of TC + TD(0.5) + restarts (``-a 1.0
+-l 0.5 -tt restart -s 1``), CPU seconds of each child (user + sys), then the second
+again with ``-o r.w`` and 1,000 greedy games of that net (``-e 1x1000 -i r.w -s 7``).
+The timed runs write no weight file (writing one takes TDL2048+ seconds; ours saves
+outside its clock too). Ours trains as many games of TD(0) (rate 0.1) and of the
+default recipe from zeros with ``--seed`` and plays its recipe net greedily on 1,000
+held-out games. Without the source it says so in one line and measures ours alone.
+
+``--ablation GAMES`` trains TD(0), +TC, +lambda and
++restarts to GAMES games each and reports each greedy mean with its 95% interval.
+``--workers-games N`` measures the wall-clock speed-up of two trainer threads on the
+default recipe (N games from the net after 2,000). ``--record DIR`` writes
+``tdl-<games>.json``, ``workers-<games>.json``, ``curve-<games>.json`` and
+``ablation-<games>.json``.
+
+Run: ``python -m benchmarks ntuple`` (TDL2048+ beside ours, a 1,000-game curve and
+the update rate) or
 ``python -m benchmarks.speed.bench_ntuple [--games 200] [--repeats 3] [--warmup 5000 |
 --start DIR] [--curve-games N --curve-every K --curve-eval M] [--ziap DIR]
+[--tdl DIR --tdl-games N] [--workers-games N]
 [--ablation N] [--record DIR]``.
 """
 
@@ -37,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import numba as nb
 import numpy as np
@@ -205,6 +225,172 @@ def run_ziap(directory, games: int) -> dict:
     }
 
 
+#: TDL2048+ (moporgic/TDL2048+), whose source the project keeps beside its tree, and
+#: where its build lives (outside the tree).
+TDL_SOURCE = Path(__file__).resolve().parents[3] / "shared" / "peers" / "tdl2048plus"
+TDL_BUILD = Path.home() / ".cache" / "playahead" / "peers" / "tdl2048plus"
+TDL_NET = ("-n", "4x6patt")
+TDL_TD0 = ("-s", "1")
+TDL_RECIPE = ("-a", "1.0", "-l", "0.5", "-tt", "restart", "-s", "1")
+TDL_SAVE = ("-o", "r.w")
+TDL_EVAL = ("-e", "1x1000", "-i", "r.w", "-s", "7")
+
+
+def build_tdl(source=TDL_SOURCE, build=TDL_BUILD) -> Path | None:
+    """The TDL2048+ binary built in ``build`` from ``source`` with its
+    HOW-TO-BUILD.md line (a copy of the source, then ``make``), or the one already
+    there; None if neither exists."""
+    import shutil
+    import subprocess
+
+    binary = Path(build) / "2048"
+    if binary.is_file():
+        return binary
+    if not Path(source).is_dir():
+        return None
+    shutil.copytree(source, build, dirs_exist_ok=True)
+    subprocess.run(["make"], cwd=build, check=True, capture_output=True)
+    return binary
+
+
+def _tdl_moves(text: str) -> int:
+    """Moves TDL2048+ played: the sum over its ``NNN/NNN <ms>ms <ops>ops`` block
+    lines of milliseconds times moves per second."""
+    import re
+
+    blocks = re.findall(r"^\d+/\d+ (\d+)ms ([\d.]+)ops", text, re.M)
+    return round(sum(int(ms) * float(ops) / 1000 for ms, ops in blocks))
+
+
+def run_tdl(binary, games: int) -> dict:
+    """TDL2048+ on 2048 (its 4 x 6-tuples): ``games`` (a multiple of 1000) of TD(0),
+    and of TC + TD(0.5) + restarts, CPU seconds of each child (user + sys, its
+    start-up included); then the second again with ``-o r.w`` (its 268 MB weight
+    file takes seconds to write, which ours leaves out of its clock too) and 1,000
+    greedy games of that net."""
+    import re
+    import subprocess
+    import tempfile
+
+    def run(*args):
+        t0 = _child_cpu()
+        text = subprocess.run(
+            [str(binary), *TDL_NET, *args],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        return text, _child_cpu() - t0
+
+    train = ("-t", f"{games // 1000}x1000")
+    with tempfile.TemporaryDirectory(prefix="bench-tdl-") as work:
+        td0, td0_cpu = run(*train, *TDL_TD0)
+        recipe, recipe_cpu = run(*train, *TDL_RECIPE)
+        _, saved_cpu = run(*train, *TDL_RECIPE, *TDL_SAVE)
+        text, eval_cpu = run(*TDL_EVAL)
+    score = float(re.findall(r"total:\s+avg=(\d+)", text)[-1])
+    rates = re.findall(r"^(\d+)\s+\d+\s+\d+\s+\d+\s+([\d.]+)%", text, re.M)
+    head = ("./2048",) + TDL_NET + train
+    return {
+        "td0": {
+            "command": " ".join(head + TDL_TD0),
+            "games": games,
+            "moves": _tdl_moves(td0),
+            "cpu_seconds": round(td0_cpu, 2),
+        },
+        "recipe": {
+            "command": " ".join(head + TDL_RECIPE),
+            "games": games,
+            "moves": _tdl_moves(recipe),
+            "cpu_seconds": round(recipe_cpu, 2),
+            "saved_cpu_seconds": round(saved_cpu, 2),
+        },
+        "eval": {
+            "command": " ".join(("./2048",) + TDL_NET + TDL_EVAL),
+            "games": 1000,
+            "score_mean": score,
+            "cpu_seconds": round(eval_cpu, 2),
+            "tile_rates": {t: round(float(r) / 100, 4) for t, r in rates},
+        },
+    }
+
+
+def against_tdl(runs, games: int, seed: int, tdl: dict | None) -> dict:
+    """Ours beside TDL2048+ (``tdl``, :func:`run_tdl`, or None): ``games`` of TD(0)
+    (rate 0.1) and of the default recipe, each from zeros with ``seed``, CPU seconds
+    of the training kernel (compiling outside the clock); the recipe's net played
+    greedily on 1,000 held-out games."""
+    td0 = learning_curve(runs / "tdl-td0", games, games, 100, seed, **ABLATION["TD(0)"])
+    recipe = learning_curve(runs / "tdl-recipe", games, games, 1000, seed)
+    return {"ours": {"td0": td0, "recipe": recipe}, "tdl2048plus": tdl}
+
+
+def _tdl_report(report: Report, run: dict) -> None:
+    td0, recipe = run["ours"]["td0"]["rows"][-1], run["ours"]["recipe"]["final"]
+    tdl = run["tdl2048plus"]
+    name = "TDL2048+"
+    rate = td0["moves"] / td0["cpu_seconds"]
+    theirs = tdl["td0"]["moves"] / tdl["td0"]["cpu_seconds"] if tdl else None
+    report.add("2048", "TD(0) moves / CPU s", rate, name, theirs, 1.0)
+    games = recipe["games"]
+    report.add(
+        "2048",
+        f"recipe: {games:,} games / CPU s (ours {recipe['cpu_seconds']:.1f} s"
+        + (f", theirs {tdl['recipe']['cpu_seconds']:.1f} s)" if tdl else ")"),
+        games / recipe["cpu_seconds"],
+        name,
+        games / tdl["recipe"]["cpu_seconds"] if tdl else None,
+        0.71,  # 1 / 1.4
+    )
+    low, high = recipe["ci95"]
+    report.add(
+        "2048",
+        f"recipe: greedy mean, 1,000 games (ours [{low:,.0f}, {high:,.0f}])",
+        recipe["score_mean"],
+        name,
+        tdl["eval"]["score_mean"] if tdl else None,
+    )
+
+
+def measure_workers(warm: int, games: int) -> dict:
+    """Wall-clock speed-up of two trainer threads (``--workers 2``, racing over one
+    net) on the default recipe: the net after ``warm`` games with seed 0, then
+    ``games`` more with one worker and with two from that same net (twice each, the
+    best of each counts), TD updates per wall second."""
+    from playahead.ntuple.train import _Trainer, rules
+
+    model = NTupleModel.new("2048-v0", DEFAULT_PATTERNS)
+    tc_e, tc_a = np.zeros_like(model.weights), np.zeros_like(model.weights)
+    tables = (k.pattern_runs(model.cells), *rules(model))
+    rest = (tc_e, tc_a, model.stage_ranks, *td.NO_STARTS, 0.0)
+    trainer = _Trainer(model, (1.0, 0.5, True), tables, rest)
+    rng = np.random.default_rng(0)
+    trainer(0, rng, 1)  # compiles
+    trainer(warm, rng, 1)
+    start = trainer.packed.copy()
+    best = {}
+    for workers in (1, 2, 1, 2):
+        trainer.packed[...] = start
+        wall, cpu = time.perf_counter(), time.process_time()
+        _, updates = trainer(games, np.random.default_rng(1), workers)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        run = {
+            "games": games,
+            "updates": int(updates),
+            "wall_s": round(wall, 2),
+            "cpu_s": round(cpu, 2),
+            "updates_per_wall_s": round(updates / wall),
+            "updates_per_cpu_s": round(updates / cpu),
+        }
+        if run["updates_per_wall_s"] > best.get(workers, {}).get(
+            "updates_per_wall_s", 0
+        ):
+            best[workers] = run
+    speedup = best[2]["updates_per_wall_s"] / best[1]["updates_per_wall_s"]
+    return {"warm_games": warm, "runs": best, "speedup": round(speedup, 3)}
+
+
 def learning_curve(
     out, games: int, every: int, eval_games: int, seed: int = 0, **recipe
 ) -> dict:
@@ -289,7 +475,6 @@ def main(argv: list[str] | None = None) -> Report:
     import json
     import shlex
     import tempfile
-    from pathlib import Path
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200)
@@ -307,18 +492,42 @@ def main(argv: list[str] | None = None) -> Report:
     )
     parser.add_argument("--ziap-games", type=int, default=6000)
     parser.add_argument(
+        "--tdl",
+        default=str(TDL_SOURCE),
+        help="TDL2048+'s source, built outside the tree (default: the project's copy)",
+    )
+    parser.add_argument(
+        "--tdl-games", type=int, default=6000, help="TDL2048+ comparison (0: none)"
+    )
+    parser.add_argument(
         "--ablation", type=int, default=0, help="games of each ablation run (0: none)"
+    )
+    parser.add_argument(
+        "--workers-games",
+        type=int,
+        default=0,
+        help="two workers' speed-up over this many games (0: none)",
     )
     parser.add_argument("--record", default=None, help="directory for JSON records")
     parser.add_argument("--runs", default=None, help="directory for the training runs")
     args = parser.parse_args([] if argv is None else argv)
     runs = Path(args.runs or tempfile.mkdtemp(prefix="bench-ntuple-"))
     command = "python -m benchmarks.speed.bench_ntuple " + shlex.join(
-        "ZIAP_DIR" if prev == "--ziap" else a
+        {"--ziap": "ZIAP_DIR", "--tdl": "TDL_DIR"}.get(prev, a)
         for prev, a in zip(["", *(argv or [])], argv or [], strict=False)
         if prev not in ("--runs", "--record") and a not in ("--runs", "--record")
     )
     report = Report("n-tuple TD on 2048")
+    if args.tdl_games:
+        binary = build_tdl(Path(args.tdl))
+        if binary is None:
+            print(f"TDL2048+: no source at {args.tdl}; measuring ours alone")
+        tdl = run_tdl(binary, args.tdl_games) if binary else None
+        run = against_tdl(runs, args.tdl_games, args.seed, tdl)
+        _tdl_report(report, run)
+        if args.record:
+            path = Path(args.record) / f"tdl-{args.tdl_games}.json"
+            path.write_text(json.dumps({"command": command, **run}, indent=1) + "\n")
     if args.curve_games:
         ziap = run_ziap(args.ziap, args.ziap_games) if args.ziap else None
         curve = learning_curve(
@@ -360,6 +569,18 @@ def main(argv: list[str] | None = None) -> Report:
             record = {"command": command, "runs": rows}
             path = Path(args.record) / f"ablation-{args.ablation}.json"
             path.write_text(json.dumps(record, indent=1) + "\n")
+    if args.workers_games:
+        speed = measure_workers(2000, args.workers_games)
+        report.add(
+            "2048",
+            "recipe: TD updates / wall s, 2 workers (baseline: 1)",
+            speed["runs"][2]["updates_per_wall_s"],
+            "1 worker",
+            speed["runs"][1]["updates_per_wall_s"],
+        )
+        if args.record:
+            path = Path(args.record) / f"workers-{args.workers_games}.json"
+            path.write_text(json.dumps({"command": command, **speed}, indent=1) + "\n")
     r = measure(args.games, args.repeats, args.start, warmup=args.warmup)
     report.title = (
         f"n-tuple TD on 2048; update rate of TD(0): {r['updates']:,} updates over "

@@ -212,53 +212,38 @@ def images(board, out):
     out[7] = flip_rows(tc)
 
 
-@nb.njit(cache=True)
-def lookups(board, code, runs, n_codes, size, imgs, idx, off, flat):
+@nb.njit(cache=True, inline="always")
+def lookups(board, code, runs, n_codes, size, imgs, idx, off, flat, spread=1):
     """Write the ``8 * P`` flat indices (into ``weights.reshape(-1)``) that
     ``value(board, code, ...)`` reads into ``idx[off:off + 8 * P]`` and prefetch
     them; ``n_codes, size = weights.shape[1:]``. These are the indices of
     :func:`leaf_lookups` with ``stage = code``, ``n_base = 1`` and ``stride = 1``
-    (tested), written out apart for the trainer's hot loop, which then has no
-    stride multiply and no unused third run."""
+    (tested), written out apart for the trainer's hot loop (inlined into it), which
+    then has no stride multiply and no unused third run. ``spread``: each index
+    times it, for a ``flat`` whose weights lie ``spread`` elements apart (the
+    trainer's packed layout, :func:`playahead.kernels.td.pack`)."""
     images(board, imgs)
     q = off
-    if runs.shape[1] <= 2:
-        for p in range(runs.shape[0]):
-            base = (p * n_codes + code) * size
-            s0, m0, t0 = runs[p, 0, 0], runs[p, 0, 1], runs[p, 0, 2]
-            s1, m1, t1 = s0, np.int64(0), t0
-            if runs.shape[1] == 2:
-                s1, m1, t1 = runs[p, 1, 0], runs[p, 1, 1], runs[p, 1, 2]
-            for s in range(8):
-                b = imgs[s]
-                i = base + ((np.int64(b >> np.uint64(s0)) & m0) << t0)
-                i += (np.int64(b >> np.uint64(s1)) & m1) << t1
-                prefetch(flat, i)
-                idx[q] = i
-                q += 1
-        return
-    if runs.shape[1] == 3:  # unrolled too (Threes' 0148 is three runs)
-        for p in range(runs.shape[0]):
-            base = (p * n_codes + code) * size
-            s0, m0, t0 = runs[p, 0, 0], runs[p, 0, 1], runs[p, 0, 2]
-            s1, m1, t1 = runs[p, 1, 0], runs[p, 1, 1], runs[p, 1, 2]
-            s2, m2, t2 = runs[p, 2, 0], runs[p, 2, 1], runs[p, 2, 2]
-            for s in range(8):
-                b = imgs[s]
-                i = base + ((np.int64(b >> np.uint64(s0)) & m0) << t0)
-                i += (np.int64(b >> np.uint64(s1)) & m1) << t1
-                i += (np.int64(b >> np.uint64(s2)) & m2) << t2
-                prefetch(flat, i)
-                idx[q] = i
-                q += 1
-        return
+    n_runs = runs.shape[1]
     for p in range(runs.shape[0]):
         base = (p * n_codes + code) * size
+        s0, m0, t0 = runs[p, 0, 0], runs[p, 0, 1], runs[p, 0, 2]
+        s1, m1, t1 = s0, np.int64(0), t0
+        s2, m2, t2 = s0, np.int64(0), t0
+        if n_runs >= 2:
+            s1, m1, t1 = runs[p, 1, 0], runs[p, 1, 1], runs[p, 1, 2]
+        if n_runs >= 3:
+            s2, m2, t2 = runs[p, 2, 0], runs[p, 2, 1], runs[p, 2, 2]
         for s in range(8):
-            i = base
-            for r in range(runs.shape[1]):
-                part = np.int64(imgs[s] >> np.uint64(runs[p, r, 0])) & runs[p, r, 1]
-                i += part << runs[p, r, 2]
+            b = imgs[s]
+            i = base + ((np.int64(b >> np.uint64(s0)) & m0) << t0)
+            i += (np.int64(b >> np.uint64(s1)) & m1) << t1
+            if n_runs >= 3:
+                i += (np.int64(b >> np.uint64(s2)) & m2) << t2
+                for r in range(3, n_runs):
+                    part = np.int64(b >> np.uint64(runs[p, r, 0])) & runs[p, r, 1]
+                    i += part << runs[p, r, 2]
+            i *= spread
             prefetch(flat, i)
             idx[q] = i
             q += 1
@@ -344,6 +329,13 @@ def read(flat, idx, off, n, shift=0):
     (``n`` a multiple of 8, the lookups ordered pattern-major as :func:`lookups`
     writes them). ``shift = c * size`` reads code ``code + c`` of the same board:
     the indices of code ``c`` are those of code 0 plus ``c * size``."""
+    return read_inlined(flat, idx, off, n, shift)
+
+
+@nb.njit(cache=True, inline="always")
+def read_inlined(flat, idx, off, n, shift=0):
+    """:func:`read`, inlined into the caller (the trainer's hot loops: no call and
+    no reference counting per read)."""
     a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
     for q in range(off, off + n, 8):
         a0 += np.float64(flat[idx[q] + shift])

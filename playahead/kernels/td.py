@@ -50,8 +50,13 @@ games' own compiled rules (:mod:`playahead.games.twenty48`,
 Speed: :func:`play` writes the flat weight indices of every chosen afterstate into a
 trail while it picks moves, so :func:`learn` only reads, adds and re-reads them; all
 lookups go through :func:`~playahead.kernels.ntuple.lookups` (eight board images made
-with bit operations, each pattern cut out as runs of nibbles, loads prefetched).
-The values and updates are bit for bit those of ``value`` and ``update``. The kernels
+with bit operations, each pattern cut out as runs of nibbles, loads prefetched) and
+the sums through :func:`~playahead.kernels.ntuple.read_inlined`, both inlined into
+the loops (a call per afterstate, with its arrays' reference counts, cost more than
+the arithmetic). With temporal coherence the trainer keeps each weight beside its E
+and A (:func:`pack`, ``g.spread`` 3), so an update touches one cache line a lookup
+instead of three. The values and updates are bit for bit those of ``value`` and
+``update``. The kernels
 release the GIL (``nogil``), so several threads can train one net (``workers``).
 """
 
@@ -73,7 +78,13 @@ from playahead.kernels.expectimax import (
     search_config,
     search_context,
 )
-from playahead.kernels.ntuple import N_CODES, lookups, preview_code, read, staged
+from playahead.kernels.ntuple import (
+    N_CODES,
+    lookups,
+    preview_code,
+    read_inlined,
+    staged,
+)
 from playahead.kernels.prefetch import prefetch
 from playahead.kernels.rows import score_table
 
@@ -103,10 +114,14 @@ class TDGame(NamedTuple):
     #: the stage-stop (module docstring): a game stops at its first afterstate whose
     #: largest rank reaches it; 0 plays every game to its end.
     stop_rank: int
+    #: 1: ``weights`` holds the weights alone; 3: it is :func:`pack`'s layout, each
+    #: weight followed by its temporal-coherence E and A (``float32[P, C, 3 *
+    #: size]``).
+    spread: int
 
 
 def td_game(
-    game, weights, runs, stages, moves, rewards, bonus_preview=0, stop_rank=0
+    game, weights, runs, stages, moves, rewards, bonus_preview=0, stop_rank=0, spread=1
 ) -> TDGame:
     """The :class:`TDGame` of a training run (the fields' types fixed, so every run
     shares one compiled kernel)."""
@@ -119,7 +134,41 @@ def td_game(
         rewards,
         np.int64(bonus_preview),
         np.int64(stop_rank),
+        np.int64(spread),
     )
+
+
+def pack(weights, tc_e, tc_a):
+    """The packed layout of a net trained with temporal coherence:
+    ``float32[P, C, 3 * size]`` holding each weight and then its E and A, so that a
+    TD update reads and writes one cache line a lookup instead of three (the
+    values are the same bits). :func:`unpack` writes it back."""
+    p, c, size = weights.shape
+    out = np.empty((p, c, 3 * size), np.float32)
+    _interleave(
+        out.reshape(-1), weights.reshape(-1), tc_e.reshape(-1), tc_a.reshape(-1)
+    )
+    return out
+
+
+def unpack(packed, weights, tc_e, tc_a):
+    """Write :func:`pack`'s layout back into ``weights``, ``tc_e`` and ``tc_a``."""
+    flat = packed.reshape(-1)
+    _deinterleave(flat, weights.reshape(-1), tc_e.reshape(-1), tc_a.reshape(-1))
+
+
+@nb.njit(cache=True, nogil=True)
+def _interleave(out, w, e, a):
+    """``out[3 i], out[3 i + 1], out[3 i + 2] = w[i], e[i], a[i]`` in one pass."""
+    for i in range(w.size):
+        out[3 * i], out[3 * i + 1], out[3 * i + 2] = w[i], e[i], a[i]
+
+
+@nb.njit(cache=True, nogil=True)
+def _deinterleave(flat, w, e, a):
+    """:func:`_interleave` undone."""
+    for i in range(w.size):
+        w[i], e[i], a[i] = flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]
 
 
 class Trail(NamedTuple):
@@ -200,7 +249,7 @@ def play(g, rng, trail, start=0, start_cards=0, search=None, searching=True):
     afters, gains = trail.afters, trail.gains
     states, cards_at = trail.states, trail.cards
     flat = weights.reshape(-1)
-    n_codes, size = weights.shape[1], weights.shape[2]
+    n_codes, size = weights.shape[1], weights.shape[2] // g.spread
     n_base = n_codes // (stages.size + 1)  # 4 preview codes, or 1 (2048, or none)
     width = afters.shape[1]
     record = states.size > 0
@@ -233,8 +282,10 @@ def play(g, rng, trail, start=0, start_cards=0, search=None, searching=True):
                 if moved == 0:
                     continue
             acts[k], afts[k], rews[k] = a, after, r
-            sc = staged(after, code, n_base, stages)
-            lookups(after, sc, runs, n_codes, size, imgs, idx, k * width, flat)
+            sc = staged(after, code, n_base, stages) if stages.size else code
+            lookups(
+                after, sc, runs, n_codes, size, imgs, idx, k * width, flat, g.spread
+            )
             k += 1
         if k == 0:
             break
@@ -246,7 +297,7 @@ def play(g, rng, trail, start=0, start_cards=0, search=None, searching=True):
             for j in range(k):
                 v = np.float64(rews[j])
                 if g.game == 0 or twenty48.max_rank(afts[j]) != threes.RANK_12288:
-                    v += read(flat, idx, j * width, width)
+                    v += read_inlined(flat, idx, j * width, width)
                 if v > best:
                     best, c = v, j
         r = rews[c]
@@ -297,46 +348,56 @@ def _searched(board, cards, acts, k, search):
 
 
 @nb.njit(cache=True, nogil=True)
-def learn(afters, gains, n, alpha, lam, flat, tc_e, tc_a, bootstrap=False):
+def learn(
+    afters, gains, n, alpha, lam, flat, tc_e, tc_a, bootstrap=False, packed=False
+):
     """Backward TD(lambda) pass over one game's ``n`` afterstates (module docstring);
     ``flat`` is ``weights.reshape(-1)``. Temporal coherence when ``tc_e`` (and
-    ``tc_a``, float32 like ``flat``) are not empty. With ``bootstrap`` the last
-    afterstate is not learned: its value is the target the others learn toward (a
-    game stopped at the next stage)."""
+    ``tc_a``, float32 like ``flat``) are not empty, or with ``packed``: ``flat`` is
+    then :func:`pack`'s layout (E and A right after each weight; ``tc_e`` and
+    ``tc_a`` unused). With ``bootstrap`` the last afterstate is not learned: its
+    value is the target the others learn toward (a game stopped at the next
+    stage)."""
     width = afters.shape[1]
+    found = afters.reshape(-1)  # afterstate t's indices at t * width
     per = alpha / width
-    tc = tc_e.size > 0
+    tc = packed or tc_e.size > 0
+    e_at, a_at = (1, 2) if packed else (0, 0)  # E of weight i at e_of[i + e_at]
+    e_of, a_of = (flat, flat) if packed else (tc_e, tc_a)
     exact = 0.0
     last = n - 1
     if bootstrap and n > 0:
-        exact = read(flat, afters[last], 0, width)
+        exact = read_inlined(flat, found, last * width, width)
         last = n - 2
         if last >= 0:
             exact = gains[last] + exact
     for t in range(last, -1, -1):
+        o = t * width
         if t > 0:
-            for q in range(width):
-                prefetch(flat, afters[t - 1, q])
-                if tc:
-                    prefetch(tc_e, afters[t - 1, q])
-                    prefetch(tc_a, afters[t - 1, q])
-        error = exact - read(flat, afters[t], 0, width)
+            for q in range(o - width, o):
+                prefetch(flat, found[q])
+                if tc:  # packed: E shares a line with the weight or with A
+                    if not packed:
+                        prefetch(e_of, found[q])
+                    prefetch(a_of, found[q] + a_at)
+        error = exact - read_inlined(flat, found, o, width)
         if tc:
-            for q in range(width):
-                i = afters[t, q]
+            for q in range(o, o + width):
+                i = found[q]
+                ie, ia = i + e_at, i + a_at
                 rate = 1.0
-                if tc_a[i] > 0:
-                    rate = abs(np.float64(tc_e[i])) / np.float64(tc_a[i])
+                if a_of[ia] > 0:
+                    rate = abs(np.float64(e_of[ie])) / np.float64(a_of[ia])
                 flat[i] = np.float32(np.float64(flat[i]) + per * error * rate)
-                tc_e[i] = np.float32(np.float64(tc_e[i]) + error)
-                tc_a[i] = np.float32(np.float64(tc_a[i]) + abs(error))
+                e_of[ie] = np.float32(np.float64(e_of[ie]) + error)
+                a_of[ia] = np.float32(np.float64(a_of[ia]) + abs(error))
         else:
             delta = per * error
-            for q in range(width):
-                i = afters[t, q]
+            for q in range(o, o + width):
+                i = found[q]
                 flat[i] = np.float32(np.float64(flat[i]) + delta)
         if t > 0:
-            v = read(flat, afters[t], 0, width)
+            v = read_inlined(flat, found, o, width)
             if lam == 0.0:
                 exact = gains[t - 1] + v
             else:
@@ -364,7 +425,8 @@ def train_games(
     int64[n_games, 3]`` gets each game's (points, top rank, moves) of its first
     episode. ``lam``: lambda in [0, 1]; ``restart``: the restart strategy;
     ``tc_e``/``tc_a``: temporal-coherence accumulators shaped like ``g.weights``
-    (size 0 for plain TD); ``start_boards`` (uint64[M]), ``start_cards`` (int64[M]),
+    (size 0 for plain TD, and with ``g.spread`` 3, whose weights hold them);
+    ``start_boards`` (uint64[M]), ``start_cards`` (int64[M]),
     ``start_share``: saved start positions and the share of games that start from
     one; ``search`` (:func:`fixed_search`) and ``search_share``: the share of games
     the search plays (module docstring). Returns the number of TD updates (the
@@ -373,6 +435,7 @@ def train_games(
     stop_rank = g.stop_rank
     flat = g.weights.reshape(-1)
     e, a = tc_e.reshape(-1), tc_a.reshape(-1)
+    packed = g.spread > 1
     updates = np.int64(0)
     n_starts = start_boards.size
     for i in range(n_games):
@@ -387,7 +450,7 @@ def train_games(
         while True:  # the game, then its restarts
             s, top, n = play(g, rng, trail, board, cards, search, searching)
             stopped = stop_rank > 0 and top >= stop_rank
-            learn(trail.afters, trail.gains, n, alpha, lam, flat, e, a, stopped)
+            learn(trail.afters, trail.gains, n, alpha, lam, flat, e, a, stopped, packed)
             updates += n - 1 if stopped else n
             if first:
                 out[i, 0], out[i, 1], out[i, 2] = s, top, n
