@@ -366,6 +366,41 @@ def ntuple_speed(folder: Path, spec: dict, link: Link) -> str:
     )
 
 
+def tdl_speed(folder: Path, spec: dict, link: Link) -> str:
+    """Our trainer beside TDL2048+ from one ``bench_ntuple`` record (``record``):
+    TD(0) moves per CPU second, the default recipe's CPU seconds and the greedy mean
+    of the net each trained."""
+    data = _read(folder, spec["record"])
+    ours, tdl = data["ours"], data["tdl2048plus"]
+    td0, their0 = ours["td0"]["final"], tdl["td0"]
+    mine = td0["updates"] / td0["cpu_seconds"]
+    theirs = their0["moves"] / their0["cpu_seconds"]
+    rec, their_rec = ours["recipe"]["final"], tdl["recipe"]
+    rows = [
+        [
+            "TD(0), rate 0.1: moves / CPU s",
+            f"{mine:,.0f} ({td0['updates']:,} moves, {td0['cpu_seconds']:.2f} s)",
+            f"{theirs:,.0f} ({their0['moves']:,} moves, "
+            f"{their0['cpu_seconds']:.2f} s)",
+            f"{mine / theirs:.2f}x",
+        ],
+        [
+            "TC + TD(0.5) + restarts: CPU s",
+            f"{rec['cpu_seconds']:.1f}",
+            f"{their_rec['cpu_seconds']:.1f} (`-a 1.0 -l 0.5 -tt restart`)",
+            f"{rec['cpu_seconds'] / their_rec['cpu_seconds']:.2f}x the CPU",
+        ],
+        [
+            "the same net, greedy, 1,000 games",
+            f"{_num(rec['score_mean'])} {_ci(rec['ci95'])}",
+            f"{_num(tdl['eval']['score_mean'])} (`-e 1x1000 -s 7`)",
+            "",
+        ],
+    ]
+    head = [f"{rec['games']:,} games from zeros", "ours", "TDL2048+", "ratio"]
+    return _table(head, rows, right_from=4)
+
+
 def box_table(folder: Path, spec: dict, link: Link) -> str:
     """A box-drawn table as a speed benchmark printed it (the ``│`` lines of
     ``file``), under the manifest's ``head``."""
@@ -644,6 +679,7 @@ KINDS: dict[str, Callable[[Path, dict, Link], str]] = {
     "box-table": box_table,
     "net-steps": net_steps,
     "quantized": quantized,
+    "tdl-speed": tdl_speed,
     "default-searches": default_searches,
     "played-on": played_on,
     "played-to": played_to,
