@@ -369,7 +369,8 @@ def ntuple_speed(folder: Path, spec: dict, link: Link) -> str:
 def tdl_speed(folder: Path, spec: dict, link: Link) -> str:
     """Our trainer beside TDL2048+ from one ``bench_ntuple`` record (``record``):
     TD(0) moves per CPU second, the default recipe's CPU seconds and the greedy mean
-    of the net each trained."""
+    of the net each trained; with ``workers`` (a ``--workers-games`` record) our
+    recipe's TD updates per wall second with one worker and with two."""
     data = _read(folder, spec["record"])
     ours, tdl = data["ours"], data["tdl2048plus"]
     td0, their0 = ours["td0"]["final"], tdl["td0"]
@@ -397,6 +398,18 @@ def tdl_speed(folder: Path, spec: dict, link: Link) -> str:
             "",
         ],
     ]
+    if spec.get("workers"):
+        w = _read(folder, spec["workers"])
+        one, two = w["runs"]["1"], w["runs"]["2"]
+        rows.append(
+            [
+                f"the recipe, {one['games']:,} games: TD updates / wall s, "
+                "1 and 2 workers",
+                f"{one['updates_per_wall_s']:,.0f}; {two['updates_per_wall_s']:,.0f}",
+                "",
+                f"{w['speedup']:.2f}x with 2",
+            ]
+        )
     head = [f"{rec['games']:,} games from zeros", "ours", "TDL2048+", "ratio"]
     return _table(head, rows, right_from=4)
 
