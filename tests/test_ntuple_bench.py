@@ -125,3 +125,14 @@ def test_curve_and_ablation_records(tmp_path):
     }
     measures = [row.what for row in report.rows]
     assert sum("greedy at 40 games" in m for m in measures) == 4
+
+
+def test_the_two_worker_speed_up_is_read_from_both_runs():
+    """``--workers-games``: one worker and two train the same games from the same
+    net, and the speed-up is the ratio of their updates per wall second."""
+    got = bench_ntuple.measure_workers(2, 4)
+    one, two = got["runs"][1], got["runs"][2]
+    assert one["games"] == two["games"] == 4 and got["warm_games"] == 2
+    assert one["updates"] > 0 and two["updates"] > 0
+    ratio = two["updates_per_wall_s"] / one["updates_per_wall_s"]
+    assert got["speedup"] == round(ratio, 3)
