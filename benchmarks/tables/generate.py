@@ -381,8 +381,7 @@ def tdl_speed(folder: Path, spec: dict, link: Link) -> str:
         [
             "TD(0), rate 0.1: moves / CPU s",
             f"{mine:,.0f} ({td0['updates']:,} moves, {td0['cpu_seconds']:.2f} s)",
-            f"{theirs:,.0f} ({their0['moves']:,} moves, "
-            f"{their0['cpu_seconds']:.2f} s)",
+            f"{theirs:,.0f} ({their0['moves']:,} moves, {their0['cpu_seconds']:.2f} s)",
             f"{mine / theirs:.2f}x",
         ],
         [
