@@ -370,6 +370,7 @@ def test_search_driven_games_play_the_planners_moves(depth, monkeypatch):
         weights=weights,
         n_base=4,
         stage_ranks=stages,
+        step=1.0,
         check_position=lambda *a: None,
     )
     monkeypatch.setattr(
