@@ -225,17 +225,16 @@ def _stepped(weights, fill, step, meta) -> dict:
             f"{span.max():,.1f} from the fill value, so step must be at least "
             f"{float(span.max()) / 32767:.4g}"
         )
-    q = np.rint(rows / step).astype(np.int32).reshape(-1)
+    q = np.rint(rows / step).astype(np.int16).reshape(-1)
     del rows
     keep = q != 0
-    v = q[keep]
+    v = q[keep].astype(np.int32)
     zz = ((v << 1) ^ (v >> 31)).astype(np.uint32)
     scale = np.full(weights.shape[0], step, np.float32)
-    back = _decode(np.packbits(keep), v.astype(np.int16), fill, scale, weights.shape)
     meta["quantized"] = "step"
     meta["step"] = step
     meta["source_weights_sha256"] = weights_sha256(weights)
-    meta["weights_sha256"] = weights_sha256(back)
+    meta["weights_sha256"] = weights_sha256(q, step, fill)  # as read back
     _errors(scale, span, meta)
     return {
         "mask": np.packbits(keep),
