@@ -401,8 +401,8 @@ def describe(path: str | Path) -> dict:
     ``max_value_error`` (0 for float32). The file is read as
     :func:`read_packaged` reads it (no sha256 to match)."""
     path = Path(path)
-    data = path.read_bytes() if path.is_file() else b""
-    model = read_packaged(path, None, keep_steps=True)
+    model = read_packaged(path, None, keep_steps=True)  # one line if it is none
+    data = path.read_bytes()
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         meta = json.loads(np.load(z.open("meta.npy"), allow_pickle=False).tobytes())
         mask = np.load(z.open("mask.npy"), allow_pickle=False)
