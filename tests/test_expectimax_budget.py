@@ -251,6 +251,7 @@ def test_a_fixed_depth_without_bounded_searches_as_before(
         "budget": None,  # none can act on a fixed depth without bounded
         "prob_cutoff": 1e-4,  # a fixed depth's default, whatever the board
         "evaluator": "monotonic" if env_id == "2048-v0" else "features",
+        "downgraded": False,  # no 32768 here, and off unless asked for
     }
     # bounded, with a budget the search fits in: the very same search
     bounded = ExpectimaxAgent(seed=0, depth=3, bounded=True, **HAND_MADE[env_id])

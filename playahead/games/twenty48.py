@@ -279,3 +279,28 @@ def from_faces(board) -> np.uint64:
     if ranks.max() > 15:
         raise ValueError("the packed engine holds tiles up to 32768")
     return np.uint64(pack(ranks))
+
+
+def downgrade(board: int, from_tile: int = 32768) -> np.uint64:
+    """The packed ``board`` with its largest tiles one rank down, once its largest
+    tile is at least ``from_tile``; else ``board`` itself (tile-downgrading, as
+    TDL2048+'s search does: a net that has rarely seen a 32768 values the board it
+    knows).
+
+    The gap is the largest tile value missing below the largest tile (2 counts, an
+    empty cell does not); every tile above it goes one rank down, so tiles that were
+    equal stay equal, unequal ones stay unequal, and the downgraded board has the
+    same legal moves, each sliding the same cells. A board with no gap (every tile
+    from 2 up to its largest) is returned as it is.
+    """
+    board = np.uint64(board)
+    ranks = unpack(board)
+    top = int(ranks.max())
+    if top == 0 or (1 << top) < from_tile:
+        return board
+    present = set(ranks.ravel().tolist())
+    gaps = [r for r in range(1, top) if r not in present]
+    if not gaps:
+        return board
+    gap = gaps[-1]
+    return np.uint64(pack(np.where(ranks > gap, ranks - 1, ranks)))

@@ -382,6 +382,10 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
         if not np.isnan(hit):
             return hit
     res = 0.0
+    if net is not None:  # a leaf child's four afterstates are looked up together
+        width = net.idx.shape[0]
+        found = np.empty(4 * width, np.int64)
+        reward = np.zeros(4)
     for cell in range(16):
         at = np.uint64(4 * cell)
         if (board >> at) & _NIB:
@@ -394,6 +398,11 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
             child = board | (np.uint64(k + 1) << at)
             child_t = board_t | (np.uint64(k + 1) << at_t)
             best = 0.0
+            if leaf and net is not None:
+                res += p * _leaf_moves_2048(
+                    child, child_t, ctx, reward_weight, net, found, reward
+                )
+                continue
             for a in range(4):
                 vertical, side, src, out = _move(child, child_t, a, moves)
                 if out == src:
@@ -416,6 +425,39 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
     if use_tt:
         _store(slot, board, aux, res, ctx)
     return res
+
+
+@nb.njit(cache=True)
+def _leaf_moves_2048(child, child_t, ctx, reward_weight, net, found, reward):
+    """The best move's value of 2048 position ``child`` whose afterstates are leaves
+    (learned value plus the table's, plus the merge reward; 0 if no move is legal):
+    the lookups of all four afterstates are written (and prefetched) first, then
+    read, so their memory loads overlap. Same values, same bits as one at a time."""
+    moves, rewards, table, counters = ctx.moves, ctx.rewards, ctx.table, ctx.counters
+    width = net.idx.shape[0]
+    legal = np.zeros(4, np.bool_)
+    base = np.zeros(4)
+    for a in range(4):
+        vertical, side, src, out = _move(child, child_t, a, moves)
+        if out == src:
+            continue
+        counters[0] += 1
+        legal[a] = True
+        out_t = transpose(out)
+        base[a] = evaluate_pair(out, out_t, table)
+        reward[a] = 0.0
+        if reward_weight != 0.0:
+            reward[a] = reward_weight * _reward(src, side, rewards)
+        _net_lookups(out_t if vertical else out, net, found, a * width)
+    best = 0.0
+    for a in range(4):
+        if not legal[a]:
+            continue
+        v = base[a] + _clamped(read(net.flat, found, a * width, width), net)
+        v += reward[a]
+        if v > best:
+            best = v
+    return best
 
 
 @nb.njit(cache=True)

@@ -25,12 +25,14 @@ goes to depth 6, at a default cut-off of 1e-3 instead of 1e-4: there the cut-off
 the depth, is what bounds the search, so a shallower search early in the game would
 save little (``python -m benchmarks cutoffs``). With learned leaves on Threes, the
 default, the automatic depth has defaults of its own (:data:`LEARNED_AUTO`: a coarser
-cut-off, a shallower depth, a smaller budget). A transposition table keyed on the
-board, the remaining depth and (Threes) the deck counts is shared by all root moves and
-emptied at each decision.
+cut-off, a shallower depth, a smaller budget), and so it has with learned leaves on
+2048 (:data:`LEARNED_AUTO_2048`: depth 2 to 3 at a cut-off of 0.01, and
+tile-downgrading once a 32768 is on the board, ``downgrade``). A transposition table
+keyed on the board, the remaining depth and (Threes) the deck counts is shared by all
+root moves and emptied at each decision.
 
 Budget: the automatic depth is bounded by ``budget`` nodes per decision (default
-``"auto"``: 30,000,000, or :data:`LEARNED_AUTO`'s with learned leaves on Threes), never
+``"auto"``: 30,000,000, or the learned defaults' with learned leaves), never
 by a clock: shallower searches first when the last one was costly, each deeper one
 started only if its nodes are predicted to fit (from node counts of this agent's
 earlier searches), so a seed gives the same game on any machine and under any load.
@@ -110,6 +112,18 @@ LEARNED_AUTO = {
     "max_depth": 5,
     "budget": 4_000_000,
 }
+#: The automatic depth's defaults on 2048 with learned leaves (``evaluator=ntuple`` or
+#: ``ntuple:path=DIR``), each used where that option is not given: the depth
+#: ``distinct ranks - 2`` within ``min_depth`` .. ``max_depth``, a probability
+#: cut-off, a budget of nodes per decision, and tile-downgrading once a 32768 is on
+#: the board (``downgrade``, :func:`playahead.games.twenty48.downgrade`).
+LEARNED_AUTO_2048 = {
+    "prob_cutoff": 0.01,
+    "min_depth": 2,
+    "max_depth": 3,
+    "budget": 500_000,
+    "downgrade": 32768,
+}
 #: The accepted budgets, in nodes per decision.
 MIN_BUDGET = 1_000
 MAX_BUDGET = 10_000_000_000
@@ -129,6 +143,8 @@ _ENV_GAMES = {"2048-v0": "2048", "Threes-v0": "Threes"}
 #: Largest ``late_from`` and ``end_from``: above any card or tile the packed boards
 #: hold.
 MAX_FACE = 1 << 20
+#: ``downgrade``'s values: 0 (never) or a 2048 tile from 4 to 32768.
+DOWNGRADE_TILES = tuple(1 << r for r in range(2, 16))
 #: ``bonus_odds``' values, the default first.
 BONUS_ODDS = ("uniform", "window")
 #: The cut-off options: where none is given, the defaults' apply.
@@ -161,8 +177,8 @@ class ExpectimaxAgent(Planner):
             fit.
         prob_cutoff: chance branches with cumulative probability below this are
             evaluated instead of expanded (0 expands everything to ``depth``). None:
-            1e-4, except with the automatic depth on Threes: 1e-3, or
-            :data:`LEARNED_AUTO`'s with learned leaves.
+            1e-4, except with the automatic depth on Threes: 1e-3, or with learned
+            leaves :data:`LEARNED_AUTO`'s (Threes) or :data:`LEARNED_AUTO_2048`'s.
         evaluator: ``"ntuple"`` (learned leaves from the n-tuple net playahead
             ships for the game, today Threes', the default there; sha256-checked at
             load, negative learned values clamped at 0; values are expected final
@@ -182,8 +198,9 @@ class ExpectimaxAgent(Planner):
         budget: nodes per decision (a node is a position reached by a legal move),
             an integer in 1,000 .. 10,000,000,000, None for no budget, or
             ``"auto"`` (the default, :data:`AUTO_BUDGET`): the game's and
-            evaluator's budget, :data:`LEARNED_AUTO`'s for the automatic depth on
-            Threes with learned leaves, else 30,000,000 (:data:`DEFAULT_BUDGET`).
+            evaluator's budget, :data:`LEARNED_AUTO`'s (Threes) or
+            :data:`LEARNED_AUTO_2048`'s for the automatic depth with learned leaves,
+            else 30,000,000 (:data:`DEFAULT_BUDGET`).
             A number given is kept, whatever the
             evaluator. 30,000,000 nodes is about one CPU second of search at 17-49
             million nodes per second; on the Threes and 2048 positions where it was
@@ -213,11 +230,11 @@ class ExpectimaxAgent(Planner):
             quarters of the budget gives the same values as without ``bounded``.
             ``playahead hint`` and ``playahead serve`` set it.
         seed: seed of the generator that breaks ties (None: fresh entropy).
-        max_depth: cap of the automatic and time-limited depth (None: 6, or
-            :data:`LEARNED_AUTO`'s for the automatic depth on Threes with learned
-            leaves).
-        min_depth: floor of the automatic depth (None: 3 for 2048, ``max_depth`` for
-            Threes; capped at ``max_depth``).
+        max_depth: cap of the automatic and time-limited depth (None: 6, or the
+            learned defaults' for the automatic depth with learned leaves:
+            :data:`LEARNED_AUTO`, :data:`LEARNED_AUTO_2048`).
+        min_depth: floor of the automatic depth (None: 3 for 2048, 2 there with
+            learned leaves, ``max_depth`` for Threes; capped at ``max_depth``).
         tt_bits: the transposition table has ``2**tt_bits`` slots (24 bytes each).
         transposition: False turns the transposition table off.
         late_cutoff: the probability cut-off of a decision whose board already
@@ -238,6 +255,15 @@ class ExpectimaxAgent(Planner):
             none, and neither option is part of the resolved options.
         end_from: the card or tile from which ``end_cutoff`` applies (None:
             6144), an integer in 1 .. 2**20.
+        downgrade: 2048: the tile from which the search values a downgraded board
+            (tile-downgrading, :func:`playahead.games.twenty48.downgrade`): once
+            the board's largest tile reaches it, the tiles above the largest
+            missing value go one rank down, so a net that has rarely seen a 32768
+            searches the board it knows, and the move found is played on the real
+            board (its values are then those of the downgraded board's game, plus
+            the score so far). 0: never. None (the default): 32768 for the
+            automatic depth with learned leaves (:data:`LEARNED_AUTO_2048`), else
+            never; left out of the resolved options when never.
         cutoffs: the probability cut-off schedule, tile -> cut-off:
             ``"0:0.01,3072:0.004,6144:0.003"`` (or a dict) searches each decision
             at the cut-off of the largest tile listed that the board's largest card
@@ -285,6 +311,7 @@ class ExpectimaxAgent(Planner):
         end_from: int | None = None,
         bonus_odds: str = "uniform",
         cutoffs: str | dict | None = None,
+        downgrade: int | None = None,
     ):
         super().__init__(seed=seed, time_limit=time_limit, compiled=True)
         if depth is not None and (
@@ -304,6 +331,7 @@ class ExpectimaxAgent(Planner):
         self.end_cutoff = _check_cutoff("end_cutoff", tiers["end_cutoff"])
         self.end_from = _check_face("end_from", tiers["end_from"])
         self.bonus_odds = check_choice("bonus_odds", bonus_odds, BONUS_ODDS)
+        self.downgrade = _check_downgrade(downgrade)
         self._leaf = None
         #: the packaged nets used (``evaluator=ntuple``, or a game's default), by game
         self._packaged: dict[str, _Leaf] = {}
@@ -352,16 +380,17 @@ class ExpectimaxAgent(Planner):
 
         ``options`` are the constructor's keyword arguments with every default
         filled. ``budget="auto"`` (the default) becomes the number of nodes the
-        search counts (:data:`DEFAULT_BUDGET`, or :data:`LEARNED_AUTO`'s for the
-        automatic depth on Threes with learned leaves; without a game the largest,
-        :data:`DEFAULT_BUDGET`), as do ``prob_cutoff`` and ``max_depth`` of none;
+        search counts (:data:`DEFAULT_BUDGET`, or for the automatic depth with
+        learned leaves :data:`LEARNED_AUTO`'s or :data:`LEARNED_AUTO_2048`'s;
+        without a game the largest, :data:`DEFAULT_BUDGET`), as do ``prob_cutoff``,
+        ``max_depth`` and ``downgrade`` of none;
         resolving resolved options changes nothing. Options that cannot act are left
         out (``budget``, ``min_depth`` and ``max_depth`` of a fixed ``depth`` without
         a time limit and without ``bounded``; ``bounded`` when false, without a
-        budget or with a time limit), so games of ``expectimax:depth=3`` stay the
-        same agent's games when a budget default changes or an option is added; an
-        evaluator object is named by its ``name``, the packaged net
-        (``evaluator=ntuple``) by its file's sha256.
+        budget or with a time limit; ``downgrade`` when never), so games of
+        ``expectimax:depth=3`` stay the same agent's games when a budget default
+        changes or an option is added; an evaluator object is named by its
+        ``name``, the packaged net (``evaluator=ntuple``) by its file's sha256.
         """
         out = dict(options)
         out |= _by_tier(out.pop("cutoffs", None), {k: out.get(k) for k in _TIERS})
@@ -381,8 +410,10 @@ class ExpectimaxAgent(Planner):
             if _is_auto(out.get("budget", AUTO_BUDGET)):
                 out["budget"] = defaults["budget"]
             if out.get("min_depth") is None:
-                out["min_depth"] = 3 if game == "2048" else out["max_depth"]
+                out["min_depth"] = defaults["min_depth"] or out["max_depth"]
             out["min_depth"] = min(out["min_depth"], out["max_depth"])
+            if out.get("downgrade") is None:
+                out["downgrade"] = defaults["downgrade"]
         elif _is_auto(out.get("budget")):  # no game: the largest default budget
             out["budget"] = DEFAULT_BUDGET
         if out.get("evaluator") == "ntuple":  # the packaged net, named by its sha256
@@ -404,6 +435,8 @@ class ExpectimaxAgent(Planner):
                 out.pop(f"{tier}_from", None)
         if out.get("bonus_odds") == BONUS_ODDS[0] or game == "2048":
             out.pop("bonus_odds", None)  # the agent of before; 2048 has no bonus
+        if not out.get("downgrade") or game == "Threes":
+            out.pop("downgrade", None)  # never: the agent of before
         return out
 
     # ------------------------------------------------------------------ search
@@ -440,8 +473,14 @@ class ExpectimaxAgent(Planner):
             cutoff = end
         elif late is not None and face >= self.late_from:
             cutoff = late
+        downgrade = defaults["downgrade"] if self.downgrade is None else self.downgrade
+        searched = board
+        if game == "2048" and downgrade:
+            searched = twenty48.downgrade(board, downgrade)
         node_budget = defaults["budget"] if _is_auto(self.budget) else self.budget
-        search = functools.partial(self._search, game, state, board, ev, leaf, cutoff)
+        search = functools.partial(
+            self._search, game, state, searched, ev, leaf, cutoff
+        )
         timed = self.time_limit is not None
         bounded = self.bounded and node_budget is not None and not timed
         if timed:
@@ -452,8 +491,8 @@ class ExpectimaxAgent(Planner):
             if bounded:  # straight to it (below); if it runs long, 1, 2, ...
                 depths = list(range(min(1, self.depth), self.depth + 1))
         else:
-            floor = self.min_depth or (3 if game == "2048" else cap)
-            target = min(cap, max(floor, kernels.distinct_ranks(board) - 2))
+            floor = self.min_depth or defaults["min_depth"] or cap
+            target = min(cap, max(floor, kernels.distinct_ranks(searched) - 2))
             depths = [target]
             if node_budget is not None and target >= 2:
                 depths = list(range(max(1, target - 2), target + 1))
@@ -511,6 +550,7 @@ class ExpectimaxAgent(Planner):
             "budget": budget,
             "prob_cutoff": cutoff,
             "evaluator": ev.name if leaf is None else "ntuple",
+            "downgraded": bool(searched != board),
         }
         return Analysis(action, values, value_kind=ev.value_kind, stats=stats)
 
@@ -605,22 +645,25 @@ def _learned(evaluator) -> bool:
 
 def _defaults(game: str, evaluator, depth: int | None) -> dict:
     """``prob_cutoff``, ``late_cutoff`` and ``end_cutoff`` (None: none),
-    ``max_depth`` and ``budget`` (nodes) of a search on ``game`` with ``evaluator``
-    (the game's default filled in) where the options are not given:
-    :data:`LEARNED_AUTO` for the automatic depth (``depth`` None) on Threes with
+    ``max_depth``, ``min_depth`` (None: ``max_depth``), ``budget`` (nodes) and
+    ``downgrade`` (0: never) of a search on ``game`` with ``evaluator`` (the game's
+    default filled in) where the options are not given: :data:`LEARNED_AUTO` (Threes)
+    or :data:`LEARNED_AUTO_2048` for the automatic depth (``depth`` None) with
     learned leaves, else :data:`AUTO_PROB_CUTOFF` (automatic depth) or
-    :data:`DEFAULT_PROB_CUTOFF`, :data:`DEFAULT_MAX_DEPTH` and
-    :data:`DEFAULT_BUDGET`."""
+    :data:`DEFAULT_PROB_CUTOFF`, :data:`DEFAULT_MAX_DEPTH`, a ``min_depth`` of 3 on
+    2048 and :data:`DEFAULT_BUDGET`."""
     auto = depth is None
     out = {
         "prob_cutoff": AUTO_PROB_CUTOFF[game] if auto else DEFAULT_PROB_CUTOFF,
         "late_cutoff": None,
         "end_cutoff": None,
         "max_depth": DEFAULT_MAX_DEPTH[game],
+        "min_depth": 3 if game == "2048" else None,
         "budget": DEFAULT_BUDGET,
+        "downgrade": 0,
     }
-    if auto and game == "Threes" and _learned(evaluator):
-        out.update(LEARNED_AUTO)
+    if auto and _learned(evaluator):
+        out.update(LEARNED_AUTO if game == "Threes" else LEARNED_AUTO_2048)
     return out
 
 
@@ -726,6 +769,22 @@ def _check_face(name: str, value) -> int:
         raise ValueError(
             f"{name} must be a card or tile value, an integer in 1..{MAX_FACE}, "
             f"got {value!r}"
+        )
+    return int(value)
+
+
+def _check_downgrade(value) -> int | None:
+    """A ``downgrade`` option as an int (None kept), or a one-line error."""
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | np.integer)
+        or (value != 0 and value not in DOWNGRADE_TILES)
+    ):
+        raise ValueError(
+            "downgrade is the 2048 tile from which the board is searched downgraded, "
+            f"a power of two in 4..32768, or 0 for never; got {value!r}"
         )
     return int(value)
 
