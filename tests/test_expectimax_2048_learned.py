@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -154,3 +157,26 @@ def test_the_learned_search_downgrades_a_late_board(tmp_path):
     # a board below 32768 is searched as it is
     early = np.where(LATE == 32768, 2048, LATE)
     assert not make_agent(spec, seed=0).analyze(env_2048(early)).stats["downgraded"]
+
+
+@pytest.mark.parametrize("budget", ["", ",budget=2000"])
+def test_the_learned_2048_search_reads_no_clock(tmp_path, budget, monkeypatch):
+    """The learned 2048 defaults count nodes: the same decisions with every clock 4x
+    fast and with a CPU hog beside the game, a budget that binds too."""
+    from tests.test_expectimax_clocks import fast_clocks, game, same_moves
+
+    spec = f"expectimax:evaluator=ntuple:path={model_dir(tmp_path, '2048-v0', 3)}"
+    spec += budget
+    plain = game("2048-v0", spec, 20)
+    if budget:
+        assert any(cut for *_, cut in plain), "the budget should bind somewhere"
+    with monkeypatch.context() as patch:
+        fast_clocks(patch)
+        same_moves(plain, game("2048-v0", spec, 20))
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        loaded = game("2048-v0", spec, 20)
+    finally:
+        hog.kill()
+        hog.wait()
+    same_moves(plain, loaded)
