@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -180,3 +181,15 @@ def test_the_learned_2048_search_reads_no_clock(tmp_path, budget, monkeypatch):
         hog.kill()
         hog.wait()
     same_moves(plain, loaded)
+
+
+def test_the_agents_page_states_the_learned_2048_defaults():
+    page = (Path(__file__).parent.parent / "docs" / "agents.md").read_text()
+    text = " ".join(page.split())
+    auto = LEARNED_AUTO_2048
+    want = (
+        f"to depth {auto['min_depth']} to {auto['max_depth']} (`distinct tiles - 2`) "
+        f"at a cut-off of {auto['prob_cutoff']:g} within {auto['budget']:,} nodes, "
+        f"with tile-downgrading from {auto['downgrade']}"
+    )
+    assert want in text
