@@ -51,9 +51,13 @@ def test_resolved_options_fill_in_the_games_defaults():
     features = resolved_options("expectimax:evaluator=features", "Threes-v0")
     assert features["budget"] == DEFAULT_BUDGET and features["prob_cutoff"] == 1e-3
     assert (features["min_depth"], features["max_depth"]) == (6, 6)
-    other = resolved_options("expectimax", "2048-v0")
-    assert (other["evaluator"], other["prob_cutoff"]) == ("monotonic", 1e-4)
-    assert other["min_depth"] == 3
+    other = resolved_options("expectimax", "2048-v0")  # the shipped 2048 net
+    sha = PACKAGED["2048-v0"][1]
+    assert (other["evaluator"], other["prob_cutoff"]) == (f"ntuple:sha256={sha}", 0.01)
+    assert (other["min_depth"], other["max_depth"], other["downgrade"]) == (2, 3, 32768)
+    hand = resolved_options("expectimax:evaluator=monotonic", "2048-v0")
+    assert (hand["prob_cutoff"], hand["min_depth"]) == (1e-4, 3)
+    assert "downgrade" not in hand
     # a fixed depth: the budget cannot act, so it is not part of the agent
     fixed = resolved_options("expectimax:depth=3", "Threes-v0")
     assert "budget" not in fixed and fixed["prob_cutoff"] == 1e-4

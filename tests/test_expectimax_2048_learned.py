@@ -57,7 +57,7 @@ def test_learned_leaves_on_2048_resolve_to_their_defaults(tmp_path):
     fixed = f"expectimax:depth=2,evaluator=ntuple:path={path}"
     fixed = resolved_options(fixed, "2048-v0")
     assert fixed["prob_cutoff"] == 1e-4 and "downgrade" not in fixed
-    plain = resolved_options("expectimax", "2048-v0")
+    plain = resolved_options("expectimax:evaluator=monotonic", "2048-v0")
     assert plain["min_depth"] == 3 and "downgrade" not in plain
     threes = resolved_options("expectimax:downgrade=32768", "Threes-v0")
     assert "downgrade" not in threes
@@ -193,3 +193,22 @@ def test_the_agents_page_states_the_learned_2048_defaults():
         f"with tile-downgrading from {auto['downgrade']}"
     )
     assert want in text
+
+
+def test_the_2048_default_is_the_shipped_net_named_by_its_sha256(monkeypatch):
+    """The default 2048 agent's fingerprint holds the shipped net's sha256, so a store
+    sees a changed net as another agent."""
+    from playahead.evaluate.store import agent_identity, fingerprint
+    from playahead.ntuple import packaged
+
+    got = resolved_options("expectimax", "2048-v0")
+    sha = packaged.PACKAGED["2048-v0"][1]
+    assert got["evaluator"] == f"ntuple:sha256={sha}"
+    assert {k: got[k] for k in LEARNED_AUTO_2048} == LEARNED_AUTO_2048
+    before = fingerprint(agent_identity("expectimax", "2048-v0"))
+    other = dict(packaged.PACKAGED, **{"2048-v0": ("2048-ntuple.npz", "0" * 64)})
+    monkeypatch.setattr(packaged, "PACKAGED", other)
+    assert fingerprint(agent_identity("expectimax", "2048-v0")) != before
+    # the hand-made search is one option away, and is not the default's agent
+    hand = fingerprint(agent_identity("expectimax:evaluator=monotonic", "2048-v0"))
+    assert hand != before

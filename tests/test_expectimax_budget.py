@@ -34,9 +34,13 @@ def played(env_id, seed, moves):
 
 
 #: Each game's hand-made evaluator: the budget's mechanics are shown at their
-#: automatic depth (Threes: always 6, at a cut-off of 1e-3); Threes' default, the
-#: shipped net, searches at ``LEARNED_AUTO`` (tests/test_expectimax_defaults.py).
-HAND_MADE = {"2048-v0": {}, "Threes-v0": {"evaluator": "features"}}
+#: automatic depth (Threes: always 6, at a cut-off of 1e-3); the defaults, the
+#: shipped nets, search at ``LEARNED_AUTO`` (tests/test_expectimax_defaults.py) and
+#: ``LEARNED_AUTO_2048`` (tests/test_expectimax_2048_learned.py).
+HAND_MADE = {
+    "2048-v0": {"evaluator": "monotonic"},
+    "Threes-v0": {"evaluator": "features"},
+}
 
 
 def fixed(env_id, depth):
@@ -55,7 +59,8 @@ def test_budget_that_never_binds_gives_the_unbudgeted_decision(env_id):
         with_budget = ExpectimaxAgent(seed=0).analyze(env)
         without = ExpectimaxAgent(seed=0, budget=None).analyze(env)
         np.testing.assert_array_equal(with_budget.values, without.values)
-        assert with_budget.stats["depth"] == without.stats["depth"] >= 3
+        floor = 2 if env_id == "2048-v0" else 3  # the shipped nets' automatic depth
+        assert with_budget.stats["depth"] == without.stats["depth"] >= floor
         assert not with_budget.stats["budget_cut"]
         assert with_budget.stats["nodes"] <= DEFAULT_BUDGET
 
@@ -109,7 +114,8 @@ def test_bad_budget_is_refused_naming_the_unit(bad):
 def test_default_budget_is_a_documented_node_count():
     assert isinstance(DEFAULT_BUDGET, int) and MIN_BUDGET <= DEFAULT_BUDGET
     assert ExpectimaxAgent().budget == AUTO_BUDGET  # the game's, named when resolved
-    assert resolved_options("expectimax", "2048-v0")["budget"] == DEFAULT_BUDGET
+    hand_made = resolved_options("expectimax:evaluator=monotonic", "2048-v0")
+    assert hand_made["budget"] == DEFAULT_BUDGET
     assert "budget: nodes per decision" in ExpectimaxAgent.__doc__
     spec = make_agent(f"expectimax:budget={DEFAULT_BUDGET:_}")  # a spec takes 20_000
     assert spec.budget == DEFAULT_BUDGET
@@ -154,8 +160,9 @@ def test_a_direct_search_that_runs_long_falls_back_to_shallower_ones():
         ("Threes-v0", {"evaluator": "features"}, 1e-3),  # hand-made: the looser one
         ("Threes-v0", {"depth": 3}, 1e-4),
         ("Threes-v0", {"depth": 3, "evaluator": "features"}, 1e-4),
-        ("2048-v0", {}, 1e-4),
-        ("2048-v0", {"depth": 4}, 1e-4),
+        ("2048-v0", {}, 0.01),  # the shipped net's automatic depth: LEARNED_AUTO_2048
+        ("2048-v0", {"evaluator": "monotonic"}, 1e-4),
+        ("2048-v0", {"depth": 4, "evaluator": "monotonic"}, 1e-4),
     ],
 )
 def test_default_cut_off_depends_on_game_and_depth(env_id, options, cutoff):
@@ -185,11 +192,14 @@ def test_automatic_depth_threes_goes_to_max_depth_2048_follows_the_board():
         assert capped.stats["depth"] == 4
     env = played("2048-v0", 5, 6)
     ranks = distinct_ranks(np.uint64(env.unwrapped.clone_state().board))
-    got = ExpectimaxAgent(seed=0, budget=None).analyze(env).stats["depth"]
+    hand = {"seed": 0, "budget": None, "evaluator": "monotonic"}
+    got = ExpectimaxAgent(**hand).analyze(env).stats["depth"]
     assert got == min(6, max(3, ranks - 2)) < 6
-    assert ExpectimaxAgent(seed=0, budget=None, min_depth=5).analyze(env).stats[
-        "depth"
-    ] == max(5, ranks - 2)
+    deeper = ExpectimaxAgent(min_depth=5, **hand).analyze(env).stats["depth"]
+    assert deeper == max(5, ranks - 2)
+    # the shipped net: 2 to 3
+    learned = ExpectimaxAgent(seed=0, budget=None).analyze(env).stats["depth"]
+    assert learned == min(3, max(2, ranks - 2))
 
 
 @pytest.mark.parametrize("bad", [0, -2, 2.5, "deep", True])

@@ -113,7 +113,7 @@ _THREES_AUTO = _AUTO | {"min_depth": 6, "prob_cutoff": 0.001}
 HAND_MADE = {
     ("expectimax:evaluator=features", THREES): _THREES_AUTO | {"evaluator": "features"},
     ("expectimax:evaluator=openness", THREES): _THREES_AUTO | {"evaluator": "openness"},
-    ("expectimax", "2048-v0"): _AUTO
+    ("expectimax:evaluator=monotonic", "2048-v0"): _AUTO
     | {"evaluator": "monotonic", "min_depth": 3, "prob_cutoff": 0.0001},
     ("expectimax:depth=3,evaluator=features", THREES): _PLAIN
     | {"depth": 3, "evaluator": "features", "prob_cutoff": 0.0001},

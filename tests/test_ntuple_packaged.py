@@ -125,34 +125,48 @@ def test_pickled_content_is_refused_even_with_its_sha(tmp_path):
         packaged.read_packaged(path, sha)
 
 
-def test_without_the_file_features_still_play(tmp_path, monkeypatch):
-    """A missing or damaged packaged net stops only the agents that need it."""
+@pytest.mark.parametrize(
+    ("gone", "kept", "hand_made"),
+    [("Threes-v0", "2048-v0", "features"), ("2048-v0", "Threes-v0", "monotonic")],
+)
+def test_without_the_file_the_hand_made_search_still_plays(
+    gone, kept, hand_made, tmp_path, monkeypatch
+):
+    """A missing or damaged packaged net stops only the agents that need it: the
+    default of its game (one line naming the file and the hand-made evaluator), not
+    the hand-made search, nor the other game's default."""
+    name, sha = packaged.PACKAGED[kept]
+    (tmp_path / name).symlink_to(packaged.DATA / name)
     monkeypatch.setattr(packaged, "DATA", tmp_path)
-    monkeypatch.setattr(packaged, "PACKAGED", {"Threes-v0": ("gone.npz", "0" * 64)})
+    ships = dict(packaged.PACKAGED, **{gone: ("gone.npz", "0" * 64)})
+    monkeypatch.setattr(packaged, "PACKAGED", ships)
     packaged.packaged_model.cache_clear()
     try:
         with pytest.raises(packaged.PackagedNetError, match="gone.npz"):
-            packaged.packaged_model("Threes-v0")
-        env = gym.make("Threes-v0")
+            packaged.packaged_model(gone)
+        env = gym.make(gone)
         env.reset(seed=1)
-        agent = playahead.make_agent("expectimax:depth=1,evaluator=features", seed=0)
-        assert env.unwrapped.action_masks()[agent.act(env)]
-        # Threes' default search needs the net: one line that says what works
+        spec = f"expectimax:depth=1,evaluator={hand_made}"
+        assert env.unwrapped.action_masks()[playahead.make_agent(spec).act(env)]
         default = playahead.make_agent("expectimax", seed=0)
         with pytest.raises(packaged.PackagedNetError) as err:
             default.act(env)
         message = str(err.value)
-        assert "\n" not in message and "default Threes evaluator" in message
+        game = gone.split("-")[0]
+        assert "\n" not in message and f"default {game} evaluator" in message
         assert "gone.npz" in message and "0" * 64 in message
-        assert message.endswith("use evaluator=features, which works without it")
-        other = gym.make("2048-v0")  # the 2048 default never reads it
+        assert message.endswith(f"use evaluator={hand_made}, which works without it")
+        other = gym.make(kept)  # the other game's default reads its own file only
         other.reset(seed=1)
         assert other.unwrapped.action_masks()[default.act(other)]
     finally:
         packaged.packaged_model.cache_clear()
 
 
-def test_no_net_ships_for_2048():
+def test_a_game_without_a_net_says_so(monkeypatch):
+    monkeypatch.setattr(
+        packaged, "PACKAGED", {"Threes-v0": packaged.PACKAGED["Threes-v0"]}
+    )
     with pytest.raises(packaged.PackagedNetError, match="ships no n-tuple net"):
         packaged.packaged_path("2048-v0")
 

@@ -502,6 +502,42 @@ def quantized(folder: Path, spec: dict, link: Link) -> str:
     return _table(head, rows, right_from=1)
 
 
+def checkpoints(folder: Path, spec: dict, link: Link) -> str:
+    """Checkpoints of one training run, each played greedily on the same held-out
+    games (``rows``: ``[label, greedy record]``): games, greedy mean with its 95%
+    interval, 2048 rate, and the paired difference against the first row (over the
+    games both played: game i is the same deal)."""
+    from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
+
+    head = ["net", "games", "greedy mean", "95% CI", "16384", "vs the first row, paired"]
+    rows, base = [], None
+    for label, record in spec["rows"]:
+        games = _read(folder, record)["games"]
+        scores = np.array([g["score"] for g in games], float)
+        lo, hi = bootstrap_mean_ci(scores, np.random.default_rng(0), 2000)
+        vs = ""
+        if base is None:
+            base = scores
+        else:
+            n = min(len(base), len(scores))
+            d, dlo, dhi = paired_difference(
+                scores[:n], base[:n], np.random.default_rng(0), 2000
+            )
+            vs = f"{d:+,.0f} {_ci([dlo, dhi])} over {n:,}"
+        tops = np.array([g["max_tile"] for g in games])
+        rows.append(
+            [
+                label,
+                f"{len(scores):,}",
+                _num(scores.mean()),
+                _ci([lo, hi]),
+                f"{100 * (tops >= 16384).mean():.0f}%",
+                vs,
+            ]
+        )
+    return _table(head, rows, right_from=1)
+
+
 def _record_row(label: str, games: list[dict]) -> tuple[list[str], np.ndarray]:
     from playahead.evaluate.stats import bootstrap_mean_ci
 
@@ -691,6 +727,7 @@ KINDS: dict[str, Callable[[Path, dict, Link], str]] = {
     "box-table": box_table,
     "net-steps": net_steps,
     "quantized": quantized,
+    "checkpoints": checkpoints,
     "tdl-speed": tdl_speed,
     "default-searches": default_searches,
     "played-on": played_on,

@@ -53,12 +53,18 @@ from playahead.ntuple.model import (
 )
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-#: env id -> (file name under ``playahead/data``, sha256 of the file). How the Threes
-#: net was trained and how to resume it: ``benchmarks/results/ntuple-threes-staged/``.
+#: env id -> (file name under ``playahead/data``, sha256 of the file). How the nets
+#: were trained and how to resume them: ``benchmarks/results/ntuple-threes-staged/``
+#: (Threes) and ``benchmarks/results/ntuple-2048-1m/`` (2048, exported with step 16:
+#: ``benchmarks/results/ntuple-2048-compact/``).
 PACKAGED: dict[str, tuple[str, str]] = {
     "Threes-v0": (
         "threes-ntuple.npz",
         "74048b4995ecf5d6309bb6e19bd79fdcd84abee34f7d7d5b5bf1056aceb22ec8",
+    ),
+    "2048-v0": (
+        "2048-ntuple.npz",
+        "4c0bccd538c1ae60f52984cd063fe776a5102d3fd4b6b2668906848294fc91dc",
     ),
 }
 #: env id -> the hand-made evaluator that plays without the packaged net.

@@ -13,10 +13,10 @@ The search alternates the player's best move with exact chance nodes:
 
 Depth counts the moves after the first, as nneonneo's 2048-ai does: depth ``d`` plays
 the root move, then ``d`` rounds of (chance, best move), and evaluates the last board.
-The default evaluator is the n-tuple net playahead ships on Threes (learned leaves,
-below) and the ``monotonic`` row table on 2048; the hand-made row-table evaluators
-(:mod:`playahead.planners.evaluators`) include Threes' ``features``, the alternative to
-the shipped net, which needs no file. Chance branches whose cumulative probability
+The default evaluator is the n-tuple net playahead ships for the game (learned leaves,
+below); the hand-made row-table evaluators (:mod:`playahead.planners.evaluators`)
+include the alternatives to the shipped nets, which need no file: Threes' ``features``
+and 2048's ``monotonic`` (nneonneo's). Chance branches whose cumulative probability
 falls below ``prob_cutoff`` are evaluated instead of expanded. With ``depth=None`` (the
 automatic depth) the depth follows the board: ``distinct ranks - 2``, at least
 ``min_depth`` and at most ``max_depth`` (6). On 2048 ``min_depth`` is 3 (nneonneo's
@@ -48,9 +48,9 @@ comma; a packaged net's ``.npz`` also works) values the leaves with an n-tuple n
 of ``playahead train ntuple``: the score
 table plus the net's afterstate value, so values are expected final scores
 (``value_kind="score"``) and depth 0 is the greedy n-tuple player.
-``evaluator="ntuple"`` (and no evaluator, on Threes) is the net playahead ships for
-the game being played (:mod:`playahead.ntuple.packaged`; today Threes only), read on
-first use after its sha256 is checked; if the file is missing, damaged or not shipped
+``evaluator="ntuple"`` (and no evaluator) is the net playahead ships for the game
+being played (:mod:`playahead.ntuple.packaged`), read on first use after its sha256 is
+checked; if the file is missing, damaged or not shipped
 the search stops with a one-line :class:`~playahead.ntuple.packaged.PackagedNetError`
 that names the file and its expected sha256 and says which hand-made evaluator works
 without it (``features`` on Threes, ``monotonic`` on 2048). Where the
@@ -86,7 +86,7 @@ from playahead.planners.evaluators import EVALUATORS, Evaluator, get_evaluator
 __all__ = ["ExpectimaxAgent"]
 
 #: Evaluator used when none is given.
-DEFAULT_EVALUATOR = {"2048": "monotonic", "Threes": "ntuple"}
+DEFAULT_EVALUATOR = {"2048": "ntuple", "Threes": "ntuple"}
 #: Nodes per decision that a search at the automatic depth stays within (see
 #: ``budget``): a count, never a clock, so the same seed plays the same game on any
 #: machine and under any load.
@@ -180,11 +180,11 @@ class ExpectimaxAgent(Planner):
             1e-4, except with the automatic depth on Threes: 1e-3, or with learned
             leaves :data:`LEARNED_AUTO`'s (Threes) or :data:`LEARNED_AUTO_2048`'s.
         evaluator: ``"ntuple"`` (learned leaves from the n-tuple net playahead
-            ships for the game, today Threes', the default there; sha256-checked at
-            load, negative learned values clamped at 0; values are expected final
-            scores),
-            ``"monotonic"`` (2048, the default there), ``"features"`` (Threes: tuned
-            line features, the hand-made alternative, which needs no file),
+            ships for the game, the default; sha256-checked at load, negative
+            learned values clamped at 0; values are expected final scores),
+            ``"monotonic"`` (2048: nneonneo's row table, the hand-made alternative,
+            which needs no file), ``"features"`` (Threes: tuned line features, the
+            hand-made alternative),
             ``"openness"`` (Threes), ``"score"`` (either game) or
             ``"ntuple:path=DIR"`` (learned leaves from the n-tuple model in ``DIR``,
             for the model's game); from Python also an
