@@ -11,7 +11,12 @@ import numpy as np
 import pytest
 
 from playahead.agents import Analysis
-from playahead.planners.expectimax import AUTO_BUDGET, DEFAULT_BUDGET, LEARNED_AUTO
+from playahead.planners.expectimax import (
+    AUTO_BUDGET,
+    DEFAULT_BUDGET,
+    LEARNED_AUTO,
+    LEARNED_AUTO_2048,
+)
 from playahead.tools import hint as hint_tool
 from playahead.tools.games import DEFAULT_NODES, MAX_NODES, format_value
 from playahead.tools.hint import Hint, MoveHint, hint
@@ -192,7 +197,9 @@ def test_cli_labels_expected_scores_and_heuristic_values(capsys):
         name, value, why = re.fullmatch(r"  (\w+) +(\S+)  (.*)", line).groups()
         assert re.fullmatch(r"\d,\d{3}", value) and int(value.replace(",", "")) > 1200
         assert why.startswith("expected final score, ") and why.endswith(" visits")
-    assert _cli(["2048", *board, "--agent", "expectimax:depth=1"]) == 0
+    assert (
+        _cli(["2048", *board, "--agent", "expectimax:depth=1,evaluator=monotonic"]) == 0
+    )
     out = capsys.readouterr().out.splitlines()
     assert out[1] == "values: heuristic value, not points"
     why = "heuristic value, not points, searched 1 move ahead"
@@ -225,29 +232,46 @@ def test_the_default_threes_hint_is_an_expected_final_score(capsys):
     )
 
 
+#: Per game: the hint's arguments, the env id, the hand-made evaluator.
+_TILE_GAMES = {
+    "threes": (
+        ["threes", "--board", THREES_BOARD, "--next", "2"],
+        "Threes-v0",
+        "features",
+    ),
+    "2048": (["2048", "--board", TILES_2048], "2048-v0", "monotonic"),
+}
+
+
+@pytest.mark.parametrize("game", ["threes", "2048"])
 @pytest.mark.parametrize("damage", ["missing", "damaged"])
-def test_without_the_shipped_net_the_default_threes_hint_says_what_works(
-    damage, tmp_path, monkeypatch, capsys
+def test_without_the_shipped_net_the_default_hint_says_what_works(
+    game, damage, tmp_path, monkeypatch, capsys
 ):
     from playahead import cli
     from playahead.ntuple import packaged
 
-    sha = "0" * 64
+    args, env_id, hand_made = _TILE_GAMES[game]
+    other = next(v for k, v in _TILE_GAMES.items() if k != game)
+    name, sha = packaged.PACKAGED[env_id][0], "0" * 64
+    kept = packaged.PACKAGED[other[1]][0]
+    (tmp_path / kept).symlink_to(packaged.DATA / kept)
     monkeypatch.setattr(packaged, "DATA", tmp_path)
-    monkeypatch.setattr(packaged, "PACKAGED", {"Threes-v0": ("threes-ntuple.npz", sha)})
+    ships = dict(packaged.PACKAGED, **{env_id: (name, sha)})
+    monkeypatch.setattr(packaged, "PACKAGED", ships)
     if damage == "damaged":
-        (tmp_path / "threes-ntuple.npz").write_bytes(b"not the net")
+        (tmp_path / name).write_bytes(b"not the net")
     packaged.packaged_model.cache_clear()
-    argv = ["hint", "threes", "--board", THREES_BOARD, "--next", "2"]
+    argv = ["hint", *args]
     try:
         assert cli.main(argv) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith("playahead hint: error: ")
-        assert str(tmp_path / "threes-ntuple.npz") in err
+        assert str(tmp_path / name) in err
         assert re.search(f"expected (sha256 )?{sha}", err)
-        assert "evaluator=features, which works without it" in err
-        assert cli.main([*argv, "--agent", "expectimax:evaluator=features"]) == 0
-        assert cli.main(["hint", "2048", "--board", TILES_2048]) == 0  # not needed
+        assert f"evaluator={hand_made}, which works without it" in err
+        assert cli.main([*argv, "--agent", f"expectimax:evaluator={hand_made}"]) == 0
+        assert cli.main(["hint", *other[0]]) == 0  # the other game's net: not needed
     finally:
         packaged.packaged_model.cache_clear()
 
@@ -446,7 +470,7 @@ def test_the_default_tile_hint_counts_nodes_and_reads_no_clock(
     assert agent.name == "expectimax" and agent.time_limit is None
     assert agent.bounded and agent.budget == AUTO_BUDGET
     # the game's and evaluator's default: Threes' shipped net searches at LEARNED_AUTO
-    want = LEARNED_AUTO["budget"] if game == "threes" else DEFAULT_BUDGET
+    want = (LEARNED_AUTO if game == "threes" else LEARNED_AUTO_2048)["budget"]
     assert plain.analysis.stats["budget"] == want
     with monkeypatch.context() as patch:
         fast_clocks(patch)

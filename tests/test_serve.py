@@ -124,7 +124,8 @@ def test_hint_ranks_moves_and_finds_the_winning_take():
 
 def test_hint_names_the_unit_of_a_heuristic_value():
     view = ok("/api/new", {"game": "2048", "seed": 2})
-    body = {"game": "2048", "state": view["state"], "agent": "expectimax:depth=1"}
+    agent = "expectimax:depth=1,evaluator=monotonic"  # the hand-made 2048 search
+    body = {"game": "2048", "state": view["state"], "agent": agent}
     hint = ok("/api/hint", body)
     assert hint["value_kind"] == "eval"
     assert hint["unit"] == "heuristic value, not points"
@@ -434,11 +435,12 @@ def test_the_default_hint_is_answered_at_the_default_max_seconds():
 
 
 @pytest.mark.parametrize("max_seconds", [0.5, 3.0, 10.0])
-def test_a_short_server_keeps_the_threes_default_budget_where_it_fits(max_seconds):
-    """The default Threes hint searches with the default's own node budget
-    (LEARNED_AUTO's 4,000,000) whenever the server's cap allows it, not with the
-    cap itself (the 2048 default, 30,000,000, is what a short server lowers)."""
-    from playahead.planners.expectimax import LEARNED_AUTO
+def test_a_short_server_keeps_the_default_budgets_where_they_fit(max_seconds):
+    """The default hints search with the default's own node budget (LEARNED_AUTO's
+    4,000,000 on Threes, LEARNED_AUTO_2048's 500,000 on 2048) whenever the server's
+    cap allows it, not with the cap itself (a hand-made search's 30,000,000 is what
+    a short server lowers)."""
+    from playahead.planners.expectimax import LEARNED_AUTO, LEARNED_AUTO_2048
 
     rng = np.random.default_rng(0)
     cap = models.node_cap(max_seconds)
@@ -446,7 +448,12 @@ def test_a_short_server_keeps_the_threes_default_budget_where_it_fits(max_second
     fits = LEARNED_AUTO["budget"] <= cap  # then the agent's own default plays
     assert threes.budget == (AUTO_BUDGET if fits else cap)
     other = api.build_planner("expectimax", {}, rng, max_seconds, "2048-v0")
-    assert other.budget == (cap if cap < DEFAULT_BUDGET else AUTO_BUDGET)
+    fits = LEARNED_AUTO_2048["budget"] <= cap
+    assert other.budget == (AUTO_BUDGET if fits else cap)
+    hand = api.build_planner(
+        "expectimax:evaluator=monotonic", {}, rng, max_seconds, "2048-v0"
+    )
+    assert hand.budget == (cap if cap < DEFAULT_BUDGET else AUTO_BUDGET)
     features = api.build_planner(
         "expectimax:evaluator=features", {}, rng, max_seconds, "Threes-v0"
     )

@@ -171,8 +171,12 @@ AGENTS: dict[str, list[Entry]] = {
         Entry("greedy (one move, score)", "greedy"),
         Entry("flat Monte Carlo, 200 rollouts", "mc:n_rollouts=200"),
         Entry("MCTS, 200 simulations", "mcts:n_simulations=200"),
-        Entry("expectimax depth 1, monotonic", "expectimax:depth=1"),
-        Entry("expectimax depth 2, monotonic", "expectimax:depth=2"),
+        Entry(
+            "expectimax depth 1, monotonic", "expectimax:depth=1,evaluator=monotonic"
+        ),
+        Entry(
+            "expectimax depth 2, monotonic", "expectimax:depth=2,evaluator=monotonic"
+        ),
         *_ntuple(NET_2048_TD0, TRAIN_2048_TD0, "TD(0)", " (3-ply)"),
         *_ntuple(NET_2048, TRAIN_2048, "TD(lambda)+TC+restarts", " (3-ply)"),
         _deep("2048-v0", "MaskablePPO", "ppo", "runs/2048-ppo-10m", 10**7),

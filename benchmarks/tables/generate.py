@@ -509,7 +509,14 @@ def checkpoints(folder: Path, spec: dict, link: Link) -> str:
     games both played: game i is the same deal)."""
     from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
 
-    head = ["net", "games", "greedy mean", "95% CI", "16384", "vs the first row, paired"]
+    head = [
+        "net",
+        "games",
+        "greedy mean",
+        "95% CI",
+        "16384",
+        "vs the first row, paired",
+    ]
     rows, base = [], None
     for label, record in spec["rows"]:
         games = _read(folder, record)["games"]

@@ -38,7 +38,9 @@ SEARCH_AGENTS = {
         "greedy",
         "mc:n_rollouts=200",
         "mcts:n_simulations=200",
-        "expectimax:depth=2",
+        # the hand-made evaluator: 2048's default is a learned net too, and the demo
+        # sets search against learning
+        "expectimax:depth=2,evaluator=monotonic",
     ),
     "Threes-v0": (
         "random",
