@@ -8,3 +8,10 @@ from hypothesis import settings
 settings.register_profile("default", deadline=None)
 settings.register_profile("nojit", deadline=None, max_examples=25)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# Decoded packaged nets (playahead.ntuple.packaged.cache_dir) go to a directory of this
+# test session's, which the CLI's subprocesses inherit; the user's cache is not touched.
+if "PLAYAHEAD_CACHE" not in os.environ:
+    import tempfile
+
+    os.environ["PLAYAHEAD_CACHE"] = tempfile.mkdtemp(prefix="playahead-test-cache-")

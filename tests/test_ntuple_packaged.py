@@ -579,3 +579,48 @@ def test_greedy_evaluation_reads_a_packaged_net(tmp_path):
     c = write_evaluation(run, 2, tmp_path / "c.json", first_seed=7)
     other = json.loads((tmp_path / "c.json").read_text())["games"]
     assert c["first_seed"] == 7 and [g["seed"] for g in other] == [7, 8]
+
+
+def test_a_stepped_shipped_net_is_kept_decoded_between_processes(tmp_path, monkeypatch):
+    """The first read decodes the file and keeps the int16 multiples under the cache
+    directory; the next reads them without decoding, the same weights; a damaged copy
+    is decoded anew, never used; ``PLAYAHEAD_CACHE=off`` keeps none."""
+    path, sha = packaged.packaged_path("2048-v0")
+    monkeypatch.setenv("PLAYAHEAD_CACHE", str(tmp_path))
+    first = packaged.read_packaged(path, sha, "monotonic", keep_steps=True)
+    kept = tmp_path / "nets" / f"{sha}.npy"
+    assert kept.is_file() and first.weights.dtype == np.int16
+    decoded = packaged._decode
+
+    def no_decoding(*args, **kwargs):
+        raise AssertionError("decoded although a checked copy is kept")
+
+    monkeypatch.setattr(packaged, "_decode", no_decoding)
+    again = packaged.read_packaged(path, sha, "monotonic", keep_steps=True)
+    np.testing.assert_array_equal(again.weights, first.weights)
+    assert again.step == first.step
+    # a damaged copy (one entry changed) fails the weights' sha256: decoded anew
+    monkeypatch.setattr(packaged, "_decode", decoded)
+    damaged = np.load(kept)
+    damaged.reshape(-1)[12345] += 1
+    np.save(kept, damaged)
+    fixed = packaged.read_packaged(path, sha, "monotonic", keep_steps=True)
+    np.testing.assert_array_equal(fixed.weights, first.weights)
+    np.testing.assert_array_equal(np.load(kept), first.weights)  # written anew
+    # off: nothing kept; an unwritable directory: read all the same
+    monkeypatch.setenv("PLAYAHEAD_CACHE", "off")
+    assert packaged.cache_dir() is None
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    monkeypatch.setenv("PLAYAHEAD_CACHE", str(blocked))
+    got = packaged.read_packaged(path, sha, "monotonic", keep_steps=True)
+    np.testing.assert_array_equal(got.weights, first.weights)
+
+
+def test_a_kept_copy_is_never_read_without_the_files_sha256(tmp_path, monkeypatch):
+    """Without a sha256 to match (a file just written, ``info``) nothing is kept or
+    read: the copy is named by the checked file's sha256."""
+    path, sha = packaged.packaged_path("Threes-v0")
+    monkeypatch.setenv("PLAYAHEAD_CACHE", str(tmp_path))
+    packaged.read_packaged(path, None, keep_steps=True)
+    assert not (tmp_path / "nets").exists()

@@ -4,9 +4,9 @@ Each agent is made and plays ``--moves`` moves of a seeded game in a fresh Pytho
 process, which then reports its resident set (``VmRSS``) and its peak (``VmHWM``) from
 ``/proc/self/status`` (Linux). The baseline is the same process with the ``random``
 agent: what importing playahead, Gymnasium and numba costs before any agent holds
-anything. By default the games' default agents (``expectimax``; on Threes it loads the
-net playahead ships); ``--spec`` measures others, e.g. a packaged net of your own with
-``expectimax:evaluator=ntuple:path=net.npz``.
+anything. By default the games' default agents (``expectimax``, which loads the net
+playahead ships for the game); ``--spec`` measures others, e.g. a packaged net of your
+own with ``expectimax:evaluator=ntuple:path=net.npz``.
 
 Run: ``python -m benchmarks memory`` or ``python -m benchmarks.speed.bench_memory
 [--env 2048-v0] [--spec SPEC ...] [--moves 50]``.

@@ -16,6 +16,13 @@ multiples (int16, zigzag-coded) as two byte planes, ``lo`` and ``hi``, instead o
 ``values``, LZMA-compressed: most multiples are small, so ``hi`` is nearly all zeros.
 The search keeps those multiples as they are (half the memory of float32).
 
+Decoding a large stepped net takes seconds (LZMA), so the shipped nets' multiples are
+also kept decoded between processes, as a plain ``.npy`` named by the file's sha256
+under ``$PLAYAHEAD_CACHE/nets/`` (default ``$XDG_CACHE_HOME/playahead``, else
+``~/.cache/playahead``; ``PLAYAHEAD_CACHE=off`` keeps none): read without pickle and
+checked against the weights' sha256 in the net's metadata, so a damaged copy is
+decoded anew from the file, never used. A cache that cannot be written is skipped.
+
 A packaged net is read with ``allow_pickle=False`` from bytes whose sha256 was checked
 first (:data:`PACKAGED`), so a damaged or swapped file is refused
 with an error that names the file and the sha256 it should have, and nothing in it is
@@ -39,6 +46,8 @@ import functools
 import hashlib
 import io
 import json
+import os
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -282,18 +291,80 @@ def _decode(mask, values, fill, scale, shape, steps=False) -> np.ndarray:
     return flat.reshape(shape)
 
 
+def cache_dir() -> Path | None:
+    """Where decoded nets are kept between processes (see the module docstring), or
+    None with ``PLAYAHEAD_CACHE=off``."""
+    given = os.environ.get("PLAYAHEAD_CACHE")
+    if given is not None:
+        return None if given.strip().lower() in ("off", "0", "") else Path(given)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "playahead"
+
+
+def _cached_path(sha256: str) -> Path | None:
+    where = cache_dir()
+    return None if where is None else where / "nets" / f"{sha256}.npy"
+
+
+def _read_cached(sha256: str, shape: tuple) -> np.ndarray | None:
+    """The decoded int16 multiples of the net whose file has ``sha256``, if a copy of
+    the right shape is kept (its content is checked by the caller)."""
+    path = _cached_path(sha256)
+    if path is None or not path.is_file():
+        return None
+    try:
+        weights = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        return None
+    if weights.dtype != np.int16 or weights.shape != shape:
+        return None
+    return weights
+
+
+def _write_cached(sha256: str, weights: np.ndarray) -> None:
+    """Keep the decoded ``weights`` (written under a temporary name, then renamed, so a
+    reader never sees half a file); nothing if the cache cannot be written."""
+    path = _cached_path(sha256)
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.save(f, weights, allow_pickle=False)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    except OSError:
+        return
+
+
+def _drop_cached(sha256: str) -> None:
+    path = _cached_path(sha256)
+    if path is not None:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+
+
 def read_packaged(
     path: str | Path,
     sha256: str | None,
     fallback: str = "features",
     keep_steps: bool = False,
+    _cache: bool = True,
 ) -> NTupleModel:
     """Read a packaged net, refusing it unless its bytes have ``sha256`` (None: no
     check, for a file just written by :func:`export_packaged`); a missing or damaged
     file's message names ``fallback``, the evaluator that plays without it.
     ``keep_steps``: a stepped net whose fill value is 0 keeps its int16 multiples as
     the weights, with ``step`` set on the model (half the memory; what the search
-    reads, :func:`packaged_model`); every other net is decoded to float32.
+    reads, :func:`packaged_model`); every other net is decoded to float32. With
+    ``keep_steps`` and a ``sha256`` to match, the multiples are kept decoded between
+    processes (:func:`cache_dir`) and read from there once checked.
 
     Raises:
         PackagedNetError: a missing, oversized, damaged or swapped file, or one that
@@ -322,12 +393,17 @@ def read_packaged(
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             if sorted(z.files) not in (sorted(_KEYS), sorted(_QKEYS), sorted(_SKEYS)):
                 raise PackagedNetError(f"{path} holds {sorted(z.files)}, not {_KEYS}")
-            mask, fill, shape, meta = (z[k] for k in ("mask", "fill", "shape", "meta"))
+            fill, shape, meta = (z[k] for k in ("fill", "shape", "meta"))
             scale = z["scale"] if "scale" in z.files else None
-            if "values" in z.files:
-                values = z["values"]
+            cached = None
+            if _cache and keep_steps and sha256 is not None and "lo" in z.files:
+                cached = _read_cached(sha256, tuple(int(s) for s in shape))
+            if cached is not None:  # checked below, as a decoded net is
+                mask = values = None
+            elif "values" in z.files:
+                mask, values = z["mask"], z["values"]
             else:
-                lo, hi = z["lo"], z["hi"]
+                mask, lo, hi = z["mask"], z["lo"], z["hi"]
                 if lo.dtype != np.uint8 or hi.dtype != np.uint8 or lo.shape != hi.shape:
                     raise PackagedNetError("lo/hi have the wrong dtypes")
                 values = _unzigzag(lo, hi)
@@ -343,7 +419,12 @@ def read_packaged(
         if shape != (len(patterns), codes, 16 ** len(patterns[0])):
             raise PackagedNetError(f"{path}: weights shape {shape} does not fit")
         quantized = meta.get("quantized")
-        if quantized is None:
+        if cached is not None:
+            fill = np.float32(fill.reshape(-1)[0])
+            if quantized != "step" or fill != 0 or scale is None:
+                raise PackagedNetError(f"{path}: not a stepped net of fill 0")
+            weights, step = cached, float(scale[0])
+        elif quantized is None:
             ok = scale is None and values.dtype == np.float32
         else:
             dtype = np.int16 if quantized == "step" else QUANTIZE[quantized][0]
@@ -353,12 +434,13 @@ def read_packaged(
                 and scale.dtype == np.float32
                 and scale.shape == (shape[0],)
             )
-        if mask.dtype != np.uint8 or not ok or mask.size != -(-np.prod(shape) // 8):
-            raise PackagedNetError(f"{path}: mask/values have the wrong dtypes")
-        fill = np.float32(fill.reshape(-1)[0])
-        steps = keep_steps and quantized == "step" and fill == 0
-        weights = _decode(mask, values, fill, scale, shape, steps)
-        step = float(scale[0]) if steps else 1.0
+        if cached is None:
+            if mask.dtype != np.uint8 or not ok or mask.size != -(-np.prod(shape) // 8):
+                raise PackagedNetError(f"{path}: mask/values have the wrong dtypes")
+            fill = np.float32(fill.reshape(-1)[0])
+            steps = keep_steps and quantized == "step" and fill == 0
+            weights = _decode(mask, values, fill, scale, shape, steps)
+            step = float(scale[0]) if steps else 1.0
     except PackagedNetError as err:
         if str(path) in str(err):
             raise
@@ -368,7 +450,12 @@ def read_packaged(
             f"{path} is not a packaged n-tuple net ({type(err).__name__}: {err})"
         ) from None
     if weights_sha256(weights, step, fill) != meta.get("weights_sha256"):
+        if cached is not None:  # a damaged copy: decoded anew from the file
+            _drop_cached(sha256)
+            return read_packaged(path, sha256, fallback, keep_steps, _cache=False)
         raise PackagedNetError(f"{path}: the weights do not match their sha256")
+    if cached is None and sha256 is not None and weights.dtype == np.int16:
+        _write_cached(sha256, weights)
     train_meta = dict(meta.get("training", {}))
     return NTupleModel(
         env_id, patterns, weights, dict(meta["env_kwargs"]), train_meta, stages, step
