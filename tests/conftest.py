@@ -12,6 +12,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 # Decoded packaged nets (playahead.ntuple.packaged.cache_dir) go to a directory of this
 # test session's, which the CLI's subprocesses inherit; the user's cache is not touched.
 if "PLAYAHEAD_CACHE" not in os.environ:
+    import atexit
+    import shutil
     import tempfile
 
     os.environ["PLAYAHEAD_CACHE"] = tempfile.mkdtemp(prefix="playahead-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["PLAYAHEAD_CACHE"], ignore_errors=True)
