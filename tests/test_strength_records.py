@@ -3,6 +3,8 @@ another agent (a changed default, another version), and a committed game replays
 its recorded score, also when the clocks run fast."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -94,6 +96,27 @@ def test_a_committed_game_replays_to_its_recorded_score(name, monkeypatch):
     )
     text = strength.replay_check(name, row["index"])
     assert text.endswith("as recorded")
+
+
+def test_the_2048_default_replays_under_fast_clocks_and_a_cpu_hog(monkeypatch):
+    """The 2048 default's record (expectimax over the shipped net) replays game by
+    game with every clock 4x fast and a CPU hog beside it: its budget counts nodes."""
+    name = "2048-default"
+    kept, note = strength.committed(name, strength.SETTINGS[name])
+    assert note is None, note
+    row = _shortest(name)
+    fast_clocks(monkeypatch)
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        got = strength.replay(name, row["index"])
+    finally:
+        hog.kill()
+        hog.wait()
+    assert (got["score"], got["moves"], got["max_tile"]) == (
+        row["score"],
+        row["moves"],
+        row["max_tile"],
+    )
 
 
 def test_no_record_holds_games_of_another_setting():
