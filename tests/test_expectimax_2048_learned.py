@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -184,8 +183,9 @@ def test_the_learned_2048_search_reads_no_clock(tmp_path, budget, monkeypatch):
 
 
 def test_the_agents_page_states_the_learned_2048_defaults():
-    page = (Path(__file__).parent.parent / "docs" / "agents.md").read_text()
-    text = " ".join(page.split())
+    from tests.test_expectimax_defaults import agents_page
+
+    text = agents_page()
     auto = LEARNED_AUTO_2048
     want = (
         f"to depth {auto['min_depth']} to {auto['max_depth']} (`distinct tiles - 2`) "

@@ -201,11 +201,16 @@ def test_resolving_resolved_options_changes_nothing(options, env_id):
     assert not isinstance(once.get("budget"), str)  # a number (or none) is named
 
 
+def agents_page() -> str:
+    """``docs/agents.md`` with its whitespace runs made single spaces."""
+    page = (Path(__file__).parent.parent / "docs" / "agents.md").read_text()
+    return " ".join(page.split())
+
+
 def test_the_agents_page_states_the_learned_defaults():
     """The one page that gives the numbers follows :data:`LEARNED_AUTO` (tuning them
     fails here until the page says the new ones)."""
-    page = (Path(__file__).parent.parent / "docs" / "agents.md").read_text()
-    text = " ".join(page.split())
+    text = agents_page()
     auto = LEARNED_AUTO
     want = (
         f"to depth {auto['max_depth']} at a cut-off of {auto['prob_cutoff']:g} "

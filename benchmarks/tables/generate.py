@@ -462,31 +462,37 @@ def net_steps(folder: Path, spec: dict, link: Link) -> str:
     return _table(head, rows, right_from=2)
 
 
+def _greedy_cells(scores: np.ndarray, base: np.ndarray | None):
+    """``(mean, 95% CI, versus)`` of greedy ``scores``: ``versus`` is None for the
+    first row (``base`` None), else ``(difference, its CI, games)`` paired with
+    ``base`` over the games both played (game i is the same deal)."""
+    from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
+
+    lo, hi = bootstrap_mean_ci(scores, np.random.default_rng(0), 2000)
+    versus = None
+    if base is not None:
+        n = min(len(base), len(scores))
+        d, dlo, dhi = paired_difference(
+            scores[:n], base[:n], np.random.default_rng(0), 2000
+        )
+        versus = (f"{d:+,.0f}", _ci([dlo, dhi]), n)
+    return _num(float(scores.mean())), _ci([lo, hi]), versus
+
+
 def quantized(folder: Path, spec: dict, link: Link) -> str:
     """A net written in several forms, each played greedily on the same held-out
     games (``rows``: ``[label, greedy record, packaged-net info record or null]``,
     the first the full-precision net): file size, stored entries, stated value
     error, greedy mean with its 95% interval, and the paired difference against the
     first row."""
-    from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
-
     head = ["values", "file", "stored entries", "value error", "games", "greedy mean"]
     head += ["95% CI", "vs the first row, paired"]
     rows, base = [], None
     for label, record, info in spec["rows"]:
         scores = np.array([g["score"] for g in _read(folder, record)["games"]], float)
         net = _read(folder, info) if info else None
-        mean = float(scores.mean())
-        lo, hi = bootstrap_mean_ci(scores, np.random.default_rng(0), 2000)
-        vs = ""
-        if base is None:
-            base = scores
-        else:
-            n = min(len(base), len(scores))
-            d, dlo, dhi = paired_difference(
-                scores[:n], base[:n], np.random.default_rng(0), 2000
-            )
-            vs = f"{d:+,.0f} {_ci([dlo, dhi])}"
+        mean, ci, versus = _greedy_cells(scores, base)
+        base = scores if base is None else base
         rows.append(
             [
                 label,
@@ -494,9 +500,9 @@ def quantized(folder: Path, spec: dict, link: Link) -> str:
                 f"{net['stored']:,}" if net else "",
                 f"{net['max_value_error']:,.0f}" if net else "",
                 f"{len(scores):,}",
-                _num(mean),
-                _ci([lo, hi]),
-                vs,
+                mean,
+                ci,
+                "" if versus is None else f"{versus[0]} {versus[1]}",
             ]
         )
     return _table(head, rows, right_from=1)
@@ -505,10 +511,8 @@ def quantized(folder: Path, spec: dict, link: Link) -> str:
 def checkpoints(folder: Path, spec: dict, link: Link) -> str:
     """Checkpoints of one training run, each played greedily on the same held-out
     games (``rows``: ``[label, greedy record]``): games, greedy mean with its 95%
-    interval, 2048 rate, and the paired difference against the first row (over the
+    interval, 16384 rate, and the paired difference against the first row (over the
     games both played: game i is the same deal)."""
-    from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
-
     head = [
         "net",
         "games",
@@ -521,23 +525,16 @@ def checkpoints(folder: Path, spec: dict, link: Link) -> str:
     for label, record in spec["rows"]:
         games = _read(folder, record)["games"]
         scores = np.array([g["score"] for g in games], float)
-        lo, hi = bootstrap_mean_ci(scores, np.random.default_rng(0), 2000)
-        vs = ""
-        if base is None:
-            base = scores
-        else:
-            n = min(len(base), len(scores))
-            d, dlo, dhi = paired_difference(
-                scores[:n], base[:n], np.random.default_rng(0), 2000
-            )
-            vs = f"{d:+,.0f} {_ci([dlo, dhi])} over {n:,}"
+        mean, ci, versus = _greedy_cells(scores, base)
+        base = scores if base is None else base
+        vs = "" if versus is None else f"{versus[0]} {versus[1]} over {versus[2]:,}"
         tops = np.array([g["max_tile"] for g in games])
         rows.append(
             [
                 label,
                 f"{len(scores):,}",
-                _num(scores.mean()),
-                _ci([lo, hi]),
+                mean,
+                ci,
                 f"{100 * (tops >= 16384).mean():.0f}%",
                 vs,
             ]

@@ -383,9 +383,8 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
             return hit
     res = 0.0
     if net is not None:  # a leaf child's four afterstates are looked up together
-        width = net.idx.shape[0]
-        found = np.empty(4 * width, np.int64)
-        reward = np.zeros(4)
+        found = np.empty(4 * net.idx.shape[0], np.int64)
+        known = np.empty(8)  # each move's table value (NaN: illegal), then reward
     for cell in range(16):
         at = np.uint64(4 * cell)
         if (board >> at) & _NIB:
@@ -400,7 +399,7 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
             best = 0.0
             if leaf and net is not None:
                 res += p * _leaf_moves_2048(
-                    child, child_t, ctx, reward_weight, net, found, reward
+                    child, child_t, ctx, reward_weight, net, found, known
                 )
                 continue
             for a in range(4):
@@ -428,33 +427,32 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
 
 
 @nb.njit(cache=True)
-def _leaf_moves_2048(child, child_t, ctx, reward_weight, net, found, reward):
+def _leaf_moves_2048(child, child_t, ctx, reward_weight, net, found, known):
     """The best move's value of 2048 position ``child`` whose afterstates are leaves
     (learned value plus the table's, plus the merge reward; 0 if no move is legal):
-    the lookups of all four afterstates are written (and prefetched) first, then
-    read, so their memory loads overlap. Same values, same bits as one at a time."""
+    the lookups of all four afterstates are written (and prefetched) into ``found``
+    first, then read, so their memory loads overlap (``known``: each move's table
+    value, NaN if illegal, then its reward). Same values, same bits as one at a time."""
     moves, rewards, table, counters = ctx.moves, ctx.rewards, ctx.table, ctx.counters
     width = net.idx.shape[0]
-    legal = np.zeros(4, np.bool_)
-    base = np.zeros(4)
     for a in range(4):
+        known[a] = np.nan
         vertical, side, src, out = _move(child, child_t, a, moves)
         if out == src:
             continue
         counters[0] += 1
-        legal[a] = True
         out_t = transpose(out)
-        base[a] = evaluate_pair(out, out_t, table)
-        reward[a] = 0.0
+        known[a] = evaluate_pair(out, out_t, table)
+        known[4 + a] = 0.0
         if reward_weight != 0.0:
-            reward[a] = reward_weight * _reward(src, side, rewards)
+            known[4 + a] = reward_weight * _reward(src, side, rewards)
         _net_lookups(out_t if vertical else out, net, found, a * width)
     best = 0.0
     for a in range(4):
-        if not legal[a]:
+        if np.isnan(known[a]):
             continue
-        v = base[a] + _clamped(read(net.flat, found, a * width, width), net)
-        v += reward[a]
+        v = known[a] + _clamped(read(net.flat, found, a * width, width), net)
+        v += known[4 + a]  # the reward after the learned value, as one at a time
         if v > best:
             best = v
     return best
