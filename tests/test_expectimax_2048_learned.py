@@ -212,3 +212,23 @@ def test_the_2048_default_is_the_shipped_net_named_by_its_sha256(monkeypatch):
     # the hand-made search is one option away, and is not the default's agent
     hand = fingerprint(agent_identity("expectimax:evaluator=monotonic", "2048-v0"))
     assert hand != before
+
+
+def test_features_names_the_hand_made_2048_search():
+    """``evaluator=features`` is the hand-made search on either game; on 2048 it is
+    the ``monotonic`` agent under another spelling: the same resolved options (so
+    the same records) and the same values."""
+    from playahead.evaluate.store import agent_identity, fingerprint
+
+    spelled = [f"expectimax:depth=1,evaluator={e}" for e in ("features", "monotonic")]
+    assert resolved_options(spelled[0], "2048-v0") == resolved_options(
+        spelled[1], "2048-v0"
+    )
+    ids = {fingerprint(agent_identity(s, "2048-v0")) for s in spelled}
+    assert len(ids) == 1
+    env = env_2048(LATE)
+    got = [make_agent(s, seed=0).analyze(env) for s in spelled]
+    assert got[0].value_kind == "eval"
+    np.testing.assert_array_equal(got[0].values, got[1].values)
+    threes = resolved_options("expectimax:evaluator=features", "Threes-v0")
+    assert threes["evaluator"] == "features"

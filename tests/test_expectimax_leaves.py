@@ -290,7 +290,7 @@ def test_packaged_net_is_the_games_own(shipped, tmp_path, monkeypatch):
         agent.act(env)
     message = str(err.value)
     assert "\n" not in message and "ships no n-tuple net for 2048-v0" in message
-    assert message.endswith("evaluator=monotonic works without it")
+    assert message.endswith("evaluator=features works without it")
     model = NTupleModel.new("2048-v0", PATTERNS, stages=(2048,))
     rng = np.random.default_rng(12)  # >= 0: the packaged leaves' clamp never acts
     model.weights[:] = np.abs(rng.normal(0, 20, size=model.weights.shape))

@@ -239,7 +239,7 @@ _TILE_GAMES = {
         "Threes-v0",
         "features",
     ),
-    "2048": (["2048", "--board", TILES_2048], "2048-v0", "monotonic"),
+    "2048": (["2048", "--board", TILES_2048], "2048-v0", "features"),
 }
 
 

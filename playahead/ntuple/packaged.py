@@ -77,7 +77,7 @@ PACKAGED: dict[str, tuple[str, str]] = {
     ),
 }
 #: env id -> the hand-made evaluator that plays without the packaged net.
-HAND_MADE = {"Threes-v0": "features", "2048-v0": "monotonic"}
+HAND_MADE = {"Threes-v0": "features", "2048-v0": "features"}
 #: The largest packaged file this reads (bytes).
 MAX_BYTES = 40 * 1024 * 1024
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)

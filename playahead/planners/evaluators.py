@@ -20,7 +20,8 @@ not matter.
   (:data:`FEATURES`: the openness terms, nneonneo-style monotonicity in rank ** 4 and
   rank ** 2, the rank sum, small cards, stuck 1-1 / 2-2 pairs), with weights tuned by
   CMA-ES over seeded self-play (:data:`TUNED_WEIGHTS`); the table is shifted so its
-  lowest line scores ``TUNED_LOST``.
+  lowest line scores ``TUNED_LOST``. On 2048, ``"features"`` is ``"monotonic"``, so
+  ``evaluator=features`` names the hand-made search on either game.
 * ``"score"`` (both): the game's score. For Threes, half the board's score on each of
   rows and columns (the sum is the exact score). For 2048 the table is zero and the
   planner adds each move's merge reward instead (:attr:`Evaluator.reward_weight`).
@@ -278,8 +279,15 @@ EVALUATORS: dict[str, tuple[tuple[str, ...], str, str]] = {
     "monotonic": (("2048",), "eval", "nneonneo's 2048 heuristic (rows and columns)"),
     "openness": (("Threes",), "eval", "Threesus-style openness (rows and columns)"),
     "score": (GAMES, "score", "the game's score"),
-    "features": (("Threes",), "eval", "tuned weighted line features (rows, columns)"),
+    "features": (
+        GAMES,
+        "eval",
+        "the game's hand-made evaluator: tuned line features (Threes), "
+        "the same as monotonic (2048)",
+    ),
 }
+#: ``features`` names each game's hand-made evaluator; on 2048 it is this one.
+FEATURES_2048 = "monotonic"
 
 
 @functools.cache
@@ -300,6 +308,8 @@ def get_evaluator(name: str, game: str) -> Evaluator:
             f"unknown evaluator {name!r}; choose from {sorted(EVALUATORS)}"
         )
     games, kind, _ = EVALUATORS[name]
+    if name == "features" and game == "2048":
+        return get_evaluator(FEATURES_2048, game)
     if game not in games:
         fits = sorted(n for n, (g, _, _) in EVALUATORS.items() if game in g)
         raise ValueError(f"evaluator {name!r} is not for {game}; for {game} use {fits}")

@@ -15,21 +15,21 @@ Depth counts the moves after the first, as nneonneo's 2048-ai does: depth ``d`` 
 the root move, then ``d`` rounds of (chance, best move), and evaluates the last board.
 The default evaluator is the n-tuple net playahead ships for the game (learned leaves,
 below); the hand-made row-table evaluators (:mod:`playahead.planners.evaluators`)
-include the alternatives to the shipped nets, which need no file: Threes' ``features``
-and 2048's ``monotonic`` (nneonneo's). Chance branches whose cumulative probability
-falls below ``prob_cutoff`` are evaluated instead of expanded. With ``depth=None`` (the
-automatic depth) the depth follows the board: ``distinct ranks - 2``, at least
-``min_depth`` and at most ``max_depth`` (6). On 2048 ``min_depth`` is 3 (nneonneo's
-rule); on Threes it is ``max_depth``, so with a hand-made evaluator the search always
-goes to depth 6, at a default cut-off of 1e-3 instead of 1e-4: there the cut-off, not
-the depth, is what bounds the search, so a shallower search early in the game would
-save little (``python -m benchmarks cutoffs``). With learned leaves on Threes, the
-default, the automatic depth has defaults of its own (:data:`LEARNED_AUTO`: a coarser
-cut-off, a shallower depth, a smaller budget), and so it has with learned leaves on
-2048 (:data:`LEARNED_AUTO_2048`: depth 2 to 3 at a cut-off of 0.01, and
-tile-downgrading once a 32768 is on the board, ``downgrade``). A transposition table
-keyed on the board, the remaining depth and (Threes) the deck counts is shared by all
-root moves and emptied at each decision.
+include the alternatives to the shipped nets, which need no file: ``features``, on
+Threes tuned line features and on 2048 ``monotonic`` (nneonneo's). Chance branches
+whose cumulative probability falls below ``prob_cutoff`` are evaluated instead of
+expanded. With ``depth=None`` (the automatic depth) the depth follows the board:
+``distinct ranks - 2``, at least ``min_depth`` and at most ``max_depth`` (6). On 2048
+``min_depth`` is 3 (nneonneo's rule); on Threes it is ``max_depth``, so with a
+hand-made evaluator the search always goes to depth 6, at a default cut-off of 1e-3
+instead of 1e-4: there the cut-off, not the depth, is what bounds the search, so a
+shallower search early in the game would save little (``python -m benchmarks
+cutoffs``). With learned leaves on Threes, the default, the automatic depth has
+defaults of its own (:data:`LEARNED_AUTO`: a coarser cut-off, a shallower depth, a
+smaller budget), and so it has with learned leaves on 2048 (:data:`LEARNED_AUTO_2048`:
+depth 2 to 3 at a cut-off of 0.01, and tile-downgrading once a 32768 is on the board,
+``downgrade``). A transposition table keyed on the board, the remaining depth and
+(Threes) the deck counts is shared by all root moves and emptied at each decision.
 
 Budget: the automatic depth is bounded by ``budget`` nodes per decision (default
 ``"auto"``: 30,000,000, or the learned defaults' with learned leaves), never
@@ -53,7 +53,7 @@ being played (:mod:`playahead.ntuple.packaged`), read on first use after its sha
 checked; if the file is missing, damaged or not shipped
 the search stops with a one-line :class:`~playahead.ntuple.packaged.PackagedNetError`
 that names the file and its expected sha256 and says which hand-made evaluator works
-without it (``features`` on Threes, ``monotonic`` on 2048). Where the
+without it (``features``). Where the
 leaves sit is described in :mod:`playahead.kernels.expectimax`.
 
 Fairness: the planner reads the position through ``clone_state()`` only (board, and for
@@ -81,7 +81,12 @@ from playahead.planner import (
     check_positive,
     pick_max,
 )
-from playahead.planners.evaluators import EVALUATORS, Evaluator, get_evaluator
+from playahead.planners.evaluators import (
+    EVALUATORS,
+    FEATURES_2048,
+    Evaluator,
+    get_evaluator,
+)
 
 __all__ = ["ExpectimaxAgent"]
 
@@ -182,9 +187,9 @@ class ExpectimaxAgent(Planner):
         evaluator: ``"ntuple"`` (learned leaves from the n-tuple net playahead
             ships for the game, the default; sha256-checked at load, negative
             learned values clamped at 0; values are expected final scores),
-            ``"monotonic"`` (2048: nneonneo's row table, the hand-made alternative,
-            which needs no file), ``"features"`` (Threes: tuned line features, the
-            hand-made alternative),
+            ``"features"`` (the hand-made alternative, which needs no file: on
+            Threes tuned line features, on 2048 the same agent as ``"monotonic"``,
+            nneonneo's row table),
             ``"openness"`` (Threes), ``"score"`` (either game) or
             ``"ntuple:path=DIR"`` (learned leaves from the n-tuple model in ``DIR``,
             for the model's game); from Python also an
@@ -403,6 +408,8 @@ class ExpectimaxAgent(Planner):
         if game is not None:
             if out.get("evaluator") is None:
                 out["evaluator"] = DEFAULT_EVALUATOR[game]
+            if game == "2048" and out["evaluator"] == "features":
+                out["evaluator"] = FEATURES_2048  # one agent, two spellings
             defaults = _defaults(game, out["evaluator"], out.get("depth"))
             out.update(_cutoffs({k: out.get(k) for k in _CUTOFFS}, defaults))
             if out.get("max_depth") is None:
