@@ -20,7 +20,7 @@ def test_each_page_has_the_tables_it_promises():
         ]
         for page in tables.pages()
     }
-    assert found["README.md"] == ["headline"]  # the front page has one table
+    assert found["README.md"] == ["headline", "field-2048"]  # the front page's two
     assert {"headline", "strength", "demo", "deeprl"} <= set(found["docs/results.md"])
     assert "ntuple-speed" in found["docs/speed.md"]
     comparison = found["benchmarks/results/comparison/README.md"]
@@ -164,3 +164,41 @@ def test_each_manifest_is_written_as_the_record_makers_write_it():
     for folder in tables.manifests():
         text = (folder / tables.MANIFEST).read_text()
         assert manifest_text(json.loads(text)) == text, folder
+
+
+def test_the_field_table_reads_our_records_and_labels_the_others_as_theirs(
+    tmp_path, monkeypatch
+):
+    """Our rows of ``field-2048`` come from the records (a strength record short of
+    its planned games says so; training hours from the run's ``progress.csv``); the
+    other players' rows are labelled as theirs and carry no interval of ours."""
+    import csv
+
+    results = tmp_path / "results"
+    shutil.copytree(tables.RESULTS, results)
+    record = results / "strength" / "2048-default.json"
+    data = json.loads(record.read_text())
+    data["games"] = data["games"][:7]
+    record.write_text(json.dumps(data))
+    monkeypatch.setattr(tables, "RESULTS", results)
+    folder, spec = tables.tables()["field-2048"]
+    rows = [
+        [c.strip() for c in line.split("|")[1:-1]]
+        for line in tables.field(folder, spec, lambda path, text: text).splitlines()[2:]
+    ]
+    ours = [r for r in rows if r[1].startswith("ours: ")]
+    theirs = [r for r in rows if r[1] == "theirs, as published"]
+    assert len(ours) == len(spec["ours"]) and len(ours) + len(theirs) == len(rows)
+    default = ours[0]
+    assert default[1] == "ours: `strength/2048-default.json`"
+    assert default[2] == "7 of 300 (in progress)"
+    scores = [g["score"] for g in data["games"]]
+    assert default[3] == f"{sum(scores) / 7:,.0f}"
+    with (folder / "../ntuple-2048-1m/progress.csv").open() as f:
+        row = next(r for r in csv.DictReader(f) if r["games"] == "130000")
+    hours = float(row["cpu_seconds"]) / 3600
+    assert default[-1] == f"{hours:.1f} CPU h (130,000 games)"
+    assert all(r[4] == "" for r in theirs)  # their figures: no interval of ours
+    anchors = json.loads((folder / spec["anchors"]).read_text())["players"]
+    assert len(theirs) == sum(len(p["rows"]) for p in anchors)
+    assert any(r[3] == "563,316" and r[5] == "57.9%" for r in theirs)  # TDL2048+

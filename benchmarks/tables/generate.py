@@ -714,9 +714,90 @@ def played_to(folder: Path, spec: dict, link: Link) -> str:
     return _table(head, rows, right_from=1)
 
 
+def _training_hours(folder: Path, progress: str, games: int) -> float:
+    """CPU hours a training run had spent at ``games`` (its ``progress.csv`` row)."""
+    import csv
+
+    with (folder / progress).open() as f:
+        row = next(r for r in csv.DictReader(f) if int(r["games"]) == games)
+    return float(row["cpu_seconds"]) / 3600
+
+
+def _our_row(folder: Path, entry: dict) -> list[str]:
+    """One of our rows of :func:`field`: a strength record (``setting``: games of
+    its planned number), a greedy record of a net, or one agent (``spec``) of a
+    comparison record."""
+    from benchmarks.records.strength import SETTINGS
+    from playahead.evaluate.stats import bootstrap_mean_ci
+
+    data = _read(folder, entry["record"])
+    training = ""
+    if "spec" in entry:
+        agent = next(a for a in data["agents"] if a["spec"] == entry["spec"])
+        scores, tops = np.array(agent["scores"], float), np.array(agent["max_tiles"])
+        ms = f"{_ms(agent['seconds_per_move'])} ms"
+        training = _cost(data, entry["spec"])
+    else:
+        scores = np.array([g["score"] for g in data["games"]], float)
+        tops = np.array([g["max_tile"] for g in data["games"]])
+        ms = ""
+        if "summary" in data and "ms_per_move_mean" in data["summary"]:
+            ms = f"{data['summary']['ms_per_move_mean']:.1f} ms"
+    if "training" in entry:
+        progress, games = entry["training"]
+        hours = _training_hours(folder, progress, games)
+        training = f"{hours:.1f} CPU h ({games:,} games)"
+    played = f"{len(scores):,}"
+    planned = SETTINGS[entry["setting"]].games if "setting" in entry else len(scores)
+    if planned > len(scores):
+        played += f" of {planned:,} (in progress)"
+    lo, hi = bootstrap_mean_ci(scores, np.random.default_rng(0), 2000)
+    where = f"`{Path(entry['record']).parent.name}/{Path(entry['record']).name}`"
+    rate = f"{100 * (tops >= 32768).mean():.0f}%"
+    return [
+        entry["label"],
+        f"ours: {where}",
+        played,
+        _num(scores.mean()),
+        _ci([lo, hi]),
+        rate,
+        ms,
+        training,
+    ]
+
+
+def field(folder: Path, spec: dict, link: Link) -> str:
+    """Our records (``ours``) beside the published figures of other players
+    (``anchors``, a record of figures as their authors state them): games, mean
+    final score with its 95% interval (ours only), 32768 rate, CPU ms a move (ours)
+    or speed as stated (theirs), and what training cost (ours: CPU hours, from the
+    run's ``progress.csv``) or was (theirs, as stated)."""
+    head = ["agent", "figures", "games", "mean", "95% CI", "32768", "a move"]
+    head += ["training"]
+    rows = [_our_row(folder, entry) for entry in spec["ours"]]
+    anchors = _read(folder, spec["anchors"])
+    for player in anchors["players"]:
+        for r in player["rows"]:
+            rate = r["rate_32768"]
+            rows.append(
+                [
+                    f"{player['label']}: {r['search']}",
+                    "theirs, as published",
+                    "" if r["games"] is None else f"{r['games']:,}",
+                    _num(r["mean"]),
+                    "",
+                    "" if rate is None else f"{rate:.1f}%",
+                    r["speed"] or "",
+                    player["training"],
+                ]
+            )
+    return _table(head, rows, right_from=2)
+
+
 #: A manifest table's ``kind`` -> its renderer.
 KINDS: dict[str, Callable[[Path, dict, Link], str]] = {
     "headline": headline,
+    "field": field,
     "comparison": comparison_table,
     "demo": demo,
     "single": single,
