@@ -232,3 +232,27 @@ def test_features_names_the_hand_made_2048_search():
     np.testing.assert_array_equal(got[0].values, got[1].values)
     threes = resolved_options("expectimax:evaluator=features", "Threes-v0")
     assert threes["evaluator"] == "features"
+
+
+def test_the_shipped_nets_fit_their_caps():
+    """Each packaged net is at most 40 MiB (the reader's cap), and all the package
+    data, which the wheel carries compressed as it is, at most 60 MiB."""
+    from playahead.ntuple import packaged
+
+    sizes = [
+        (packaged.DATA / name).stat().st_size for name, _ in packaged.PACKAGED.values()
+    ]
+    assert packaged.MAX_BYTES == 40 * 2**20
+    assert all(size <= packaged.MAX_BYTES for size in sizes)
+    data = sum(p.stat().st_size for p in packaged.DATA.rglob("*") if p.is_file())
+    assert data <= 60 * 2**20
+
+
+def test_a_loaded_default_2048_agent_stays_within_400_mb_resident():
+    """A fresh process that made the default 2048 agent and played with it holds at
+    most 400 MB (``VmRSS``; the decoded-net cache of the tests is cold, so this
+    process decoded the net itself)."""
+    from benchmarks.speed.bench_memory import resident
+
+    got = resident("2048-v0", "expectimax", 5)
+    assert got["VmRSS"] <= 400 * 1024  # kB

@@ -40,6 +40,7 @@ def test_wheel_installs_in_a_clean_venv_and_runs_the_tour(tmp_path):
     assert built.returncode == 0, built.stderr
     assert "deprecated" not in built.stderr.lower()
     (wheel,) = tmp_path.glob("playahead-*.whl")
+    assert wheel.stat().st_size <= 60 * 2**20  # the nets included
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", venv], check=True, timeout=120)
     python = venv / "bin" / "python"
