@@ -189,6 +189,8 @@ SETTINGS: dict[str, Setting] = {
     # the hand-made search the learned default replaced: ten times slower a move
     "2048-monotonic": Setting("2048-v0", "expectimax:evaluator=monotonic", 10),
     "2048-d2": Setting("2048-v0", "expectimax:max_depth=2,evaluator=monotonic", 100),
+    # the default with tile-downgrading from 16384 instead of 32768 (a probe)
+    "2048-downgrade-16384": Setting("2048-v0", "expectimax:downgrade=16384", 16),
 }
 
 MILESTONES = {
