@@ -68,13 +68,16 @@ def test_bad_weights_are_refused(weights, lost, message):
         ev.weighted_table(weights, lost)
 
 
-def test_features_evaluator_plays_threes_and_refuses_2048():
+def test_features_is_each_games_hand_made_evaluator():
+    """``features`` plays Threes with the tuned line features and names 2048's
+    hand-made evaluator, ``monotonic``; a Threes-only evaluator refuses 2048."""
     env = gym.make("Threes-v0")
     env.reset(seed=3)
     agent = make_agent("expectimax:depth=1,evaluator=features", seed=0)
     assert agent.analyze(env.unwrapped).stats["evaluator"] == "features"
+    assert ev.get_evaluator("features", "2048") is ev.get_evaluator("monotonic", "2048")
     with pytest.raises(ValueError, match="not for 2048"):
-        ev.get_evaluator("features", "2048")
+        ev.get_evaluator("openness", "2048")
 
 
 def test_an_evaluator_object_is_used_as_given():
