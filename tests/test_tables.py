@@ -20,7 +20,7 @@ def test_each_page_has_the_tables_it_promises():
         ]
         for page in tables.pages()
     }
-    assert found["README.md"] == ["headline", "field-2048"]  # the front page's two
+    assert found["README.md"] == ["headline", "field-2048-readme"]
     assert {"headline", "strength", "demo", "deeprl"} <= set(found["docs/results.md"])
     assert "ntuple-speed" in found["docs/speed.md"]
     comparison = found["benchmarks/results/comparison/README.md"]
@@ -202,3 +202,23 @@ def test_the_field_table_reads_our_records_and_labels_the_others_as_theirs(
     anchors = json.loads((folder / spec["anchors"]).read_text())["players"]
     assert len(theirs) == sum(len(p["rows"]) for p in anchors)
     assert any(r[3] == "563,316" and r[5] == "57.9%" for r in theirs)  # TDL2048+
+
+
+def test_the_readme_field_table_picks_rows_of_the_full_one():
+    """The README's ``field-2048-readme`` holds our rows and the picked rows of
+    theirs, each marked "(theirs)", with the figures of the full table."""
+    short_folder, short = tables.tables()["field-2048-readme"]
+    full_folder, full = tables.tables()["field-2048"]
+    link = lambda path, text: text  # noqa: E731
+
+    def cells(text):
+        return [[c.strip() for c in r.split("|")[1:-1]] for r in text.splitlines()[2:]]
+
+    rows, every = (
+        cells(tables.field(short_folder, short, link)),
+        cells(tables.field(full_folder, full, link)),
+    )
+    theirs = [r for r in rows if r[0].endswith(" (theirs)")]
+    assert len(theirs) == len(short["pick"]) and len(rows) - len(theirs) == 5
+    means = {r[0]: r[3] for r in every if r[1] == "theirs, as published"}
+    assert all(means[r[0].removesuffix(" (theirs)")] == r[2] for r in theirs)

@@ -771,13 +771,18 @@ def field(folder: Path, spec: dict, link: Link) -> str:
     (``anchors``, a record of figures as their authors state them): games, mean
     final score with its 95% interval (ours only), 32768 rate, CPU ms a move (ours)
     or speed as stated (theirs), and what training cost (ours: CPU hours, from the
-    run's ``progress.csv``) or was (theirs, as stated)."""
+    run's ``progress.csv``) or was (theirs, as stated). ``pick`` (``[who, search]``
+    pairs) keeps only those rows of theirs; ``short`` drops the column that names
+    the records (their rows say "theirs") and puts the interval beside the mean."""
     head = ["agent", "figures", "games", "mean", "95% CI", "32768", "a move"]
     head += ["training"]
     rows = [_our_row(folder, entry) for entry in spec["ours"]]
     anchors = _read(folder, spec["anchors"])
+    pick = spec.get("pick")
     for player in anchors["players"]:
         for r in player["rows"]:
+            if pick is not None and [player["who"], r["search"]] not in pick:
+                continue
             rate = r["rate_32768"]
             rows.append(
                 [
@@ -791,6 +796,18 @@ def field(folder: Path, spec: dict, link: Link) -> str:
                     player["training"],
                 ]
             )
+    if spec.get("short"):
+        head = ["agent", "games", "mean [95% CI]", "32768", "a move", "training"]
+        rows = [
+            [
+                label if who.startswith("ours") else f"{label} (theirs)",
+                games,
+                f"{mean} {ci}".strip(),
+                *rest,
+            ]
+            for label, who, games, mean, ci, *rest in rows
+        ]
+        return _table(head, rows, right_from=1)
     return _table(head, rows, right_from=2)
 
 
