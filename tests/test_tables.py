@@ -166,6 +166,13 @@ def test_each_manifest_is_written_as_the_record_makers_write_it():
         assert manifest_text(json.loads(text)) == text, folder
 
 
+def _field_cells(name: str) -> list[list[str]]:
+    """The body cells of field table ``name``, rendered from the records."""
+    folder, spec = tables.tables()[name]
+    text = tables.field(folder, spec, lambda path, label: label)
+    return [[c.strip() for c in r.split("|")[1:-1]] for r in text.splitlines()[2:]]
+
+
 def test_the_field_table_reads_our_records_and_labels_the_others_as_theirs(
     tmp_path, monkeypatch
 ):
@@ -182,10 +189,7 @@ def test_the_field_table_reads_our_records_and_labels_the_others_as_theirs(
     record.write_text(json.dumps(data))
     monkeypatch.setattr(tables, "RESULTS", results)
     folder, spec = tables.tables()["field-2048"]
-    rows = [
-        [c.strip() for c in line.split("|")[1:-1]]
-        for line in tables.field(folder, spec, lambda path, text: text).splitlines()[2:]
-    ]
+    rows = _field_cells("field-2048")
     ours = [r for r in rows if r[1].startswith("ours: ")]
     theirs = [r for r in rows if r[1] == "theirs, as published"]
     assert len(ours) == len(spec["ours"]) and len(ours) + len(theirs) == len(rows)
@@ -207,17 +211,8 @@ def test_the_field_table_reads_our_records_and_labels_the_others_as_theirs(
 def test_the_readme_field_table_picks_rows_of_the_full_one():
     """The README's ``field-2048-readme`` holds our rows and the picked rows of
     theirs, each marked "(theirs)", with the figures of the full table."""
-    short_folder, short = tables.tables()["field-2048-readme"]
-    full_folder, full = tables.tables()["field-2048"]
-    link = lambda path, text: text  # noqa: E731
-
-    def cells(text):
-        return [[c.strip() for c in r.split("|")[1:-1]] for r in text.splitlines()[2:]]
-
-    rows, every = (
-        cells(tables.field(short_folder, short, link)),
-        cells(tables.field(full_folder, full, link)),
-    )
+    short = tables.tables()["field-2048-readme"][1]
+    rows, every = _field_cells("field-2048-readme"), _field_cells("field-2048")
     theirs = [r for r in rows if r[0].endswith(" (theirs)")]
     assert len(theirs) == len(short["pick"]) and len(rows) - len(theirs) == 5
     means = {r[0]: r[3] for r in every if r[1] == "theirs, as published"}

@@ -286,8 +286,15 @@ EVALUATORS: dict[str, tuple[tuple[str, ...], str, str]] = {
         "the same as monotonic (2048)",
     ),
 }
-#: ``features`` names each game's hand-made evaluator; on 2048 it is this one.
-FEATURES_2048 = "monotonic"
+#: (name, game) -> the evaluator that name stands for on that game: ``features``
+#: names each game's hand-made evaluator, on 2048 ``monotonic``.
+ALIASES: dict[tuple[str, str], str] = {("features", "2048"): "monotonic"}
+
+
+def canonical(name: str, game: str) -> str:
+    """The name of the evaluator ``name`` stands for on ``game`` (:data:`ALIASES`;
+    any other name as it is), so that two spellings are one agent."""
+    return ALIASES.get((name, game), name)
 
 
 @functools.cache
@@ -307,9 +314,9 @@ def get_evaluator(name: str, game: str) -> Evaluator:
         raise ValueError(
             f"unknown evaluator {name!r}; choose from {sorted(EVALUATORS)}"
         )
+    if canonical(name, game) != name:
+        return get_evaluator(canonical(name, game), game)
     games, kind, _ = EVALUATORS[name]
-    if name == "features" and game == "2048":
-        return get_evaluator(FEATURES_2048, game)
     if game not in games:
         fits = sorted(n for n, (g, _, _) in EVALUATORS.items() if game in g)
         raise ValueError(f"evaluator {name!r} is not for {game}; for {game} use {fits}")

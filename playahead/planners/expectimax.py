@@ -83,8 +83,8 @@ from playahead.planner import (
 )
 from playahead.planners.evaluators import (
     EVALUATORS,
-    FEATURES_2048,
     Evaluator,
+    canonical,
     get_evaluator,
 )
 
@@ -408,8 +408,7 @@ class ExpectimaxAgent(Planner):
         if game is not None:
             if out.get("evaluator") is None:
                 out["evaluator"] = DEFAULT_EVALUATOR[game]
-            if game == "2048" and out["evaluator"] == "features":
-                out["evaluator"] = FEATURES_2048  # one agent, two spellings
+            out["evaluator"] = canonical(out["evaluator"], game)  # one agent
             defaults = _defaults(game, out["evaluator"], out.get("depth"))
             out.update(_cutoffs({k: out.get(k) for k in _CUTOFFS}, defaults))
             if out.get("max_depth") is None:
