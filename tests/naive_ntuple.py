@@ -88,6 +88,45 @@ def td_step(board, code, exact, alpha, weights, patterns, tc=None) -> float:
     return value(board, code, weights, patterns)
 
 
+def _first(game, rng, bonus_preview, start):
+    """A game's first (board, cards): ``start``, or a new game."""
+    if start is not None:
+        board, cards = start
+    elif game == 0:
+        board, cards = np.uint64(twenty48.new_game(rng)), 0
+    else:
+        board, cards = threes.new_game(rng, bonus_preview)
+    return np.uint64(board), cards
+
+
+def _greedy(game, board, cards, weights, patterns, moves, rewards, stages):
+    """The greedy move on ``r + V(after)`` (first of equals): ``((action, after,
+    r, code), V(after))``, or ``(None, 0.0)`` when no move is legal."""
+    n_base = weights.shape[1] // (len(stages) + 1)  # 1: no preview index
+    code = preview_code(cards) if n_base == 4 else 0
+    best, choice, seen = -np.inf, None, 0.0
+    for a in range(4):
+        if game == 0:
+            after, r = twenty48.move(board, a, moves, rewards)
+            legal = r >= 0
+        else:
+            after, moved, r = threes.move(board, a, moves, rewards)
+            legal = moved != 0
+        if not legal:
+            continue
+        c = staged(after, code, n_base, stages)
+        v_after = 0.0
+        if game == 0 or twenty48.max_rank(after) != threes.RANK_12288:
+            v_after = value(after, c, weights, patterns)
+        if float(r) + v_after > best:
+            best, choice, seen = (
+                float(r) + v_after,
+                (a, np.uint64(after), int(r), c),
+                v_after,
+            )
+    return choice, seen
+
+
 def play(
     game,
     weights,
@@ -105,33 +144,12 @@ def play(
     (board, cards) before move ``t``; ``stages``: the stage ranks of a multi-stage
     net; ``stop_rank``: the game ends at the first afterstate whose largest rank
     reaches it, before a card enters (``top_rank`` is then that afterstate's)."""
-    if start is not None:
-        board, cards = start
-    elif game == 0:
-        board, cards = np.uint64(twenty48.new_game(rng)), 0
-    else:
-        board, cards = threes.new_game(rng, bonus_preview)
-    board = np.uint64(board)
+    board, cards = _first(game, rng, bonus_preview, start)
     afters, codes, gains, positions, score = [], [], [], [], 0
     while not (game == 1 and twenty48.max_rank(board) == threes.RANK_12288):
-        n_base = weights.shape[1] // (len(stages) + 1)  # 1: no preview index
-        code = preview_code(cards) if n_base == 4 else 0
-        best, choice = -np.inf, None
-        for a in range(4):
-            if game == 0:
-                after, r = twenty48.move(board, a, moves, rewards)
-                legal = r >= 0
-            else:
-                after, moved, r = threes.move(board, a, moves, rewards)
-                legal = moved != 0
-            if not legal:
-                continue
-            v = float(r)
-            c = staged(after, code, n_base, stages)
-            if game == 0 or twenty48.max_rank(after) != threes.RANK_12288:
-                v += value(after, c, weights, patterns)
-            if v > best:
-                best, choice = v, (a, after, int(r), c)
+        choice, _ = _greedy(
+            game, board, cards, weights, patterns, moves, rewards, stages
+        )
         if choice is None:
             break
         a, after, r, code = choice
@@ -185,6 +203,73 @@ def learn(
                 exact = gains[t - 1] + v
             else:
                 exact = gains[t - 1] + (lam * exact + (1 - lam) * v)
+
+
+def play_online(
+    game, weights, patterns, rng, rules, alpha, tc=None, stages=(), start=None
+):
+    """One greedy game as :func:`play` plays it, learning online TD(0) as it goes:
+    once the next afterstate is chosen, the one before it takes a TD step toward
+    ``r + V(next)`` (``V(next)`` as read for the choice), the last one toward 0 when
+    the game ends. ``(points, top_rank, moves, positions)``."""
+    moves, rewards, bonus_preview = rules
+    board, cards = _first(game, rng, bonus_preview, start)
+    prev, pending, positions, score = None, 0, [], 0
+    while not (game == 1 and twenty48.max_rank(board) == threes.RANK_12288):
+        choice, seen = _greedy(
+            game, board, cards, weights, patterns, moves, rewards, stages
+        )
+        if choice is None:
+            break
+        a, after, r, c = choice
+        if prev is not None:
+            td_step(*prev, float(pending + r) + seen, alpha, weights, patterns, tc)
+        prev = (after, c)
+        positions.append((board, cards))
+        if game == 0:
+            board = np.uint64(twenty48.spawn(after, rng))
+            pending = 0
+            score += r
+        else:
+            board, cards, full = threes.turn(
+                board, cards, a, rng, moves, rewards, bonus_preview
+            )
+            board = np.uint64(board)
+            pending = int(full) - r
+            score += int(full)
+    if prev is not None:
+        td_step(*prev, 0.0, alpha, weights, patterns, tc)
+    return score, int(twenty48.max_rank(board)), len(positions), positions
+
+
+def train_online(
+    game,
+    n_games,
+    alpha,
+    weights,
+    patterns,
+    rng,
+    rules,
+    tc=None,
+    stages=(),
+    restart=False,
+):
+    """:func:`train` with online TD(0) (:func:`play_online`)."""
+    rows, updates = [], 0
+    for _ in range(n_games):
+        start, first = None, True
+        while True:
+            score, top, n, positions = play_online(
+                game, weights, patterns, rng, rules, alpha, tc, stages, start
+            )
+            updates += n
+            if first:
+                rows.append((score, top, n))
+                first = False
+            if not (restart and n >= 10):
+                break
+            start = positions[n // 2]
+    return rows, updates
 
 
 def train(

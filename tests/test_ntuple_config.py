@@ -21,7 +21,7 @@ FLAGS = {
     "--no-tensorboard", "--games", "--patterns", "--lr", "--lambda", "--tc", "--no-tc",
     "--restarts", "--no-restarts", "--init", "--stages", "--starts", "--start-share",
     "--switch-starts", "--search-share", "--search-depth", "--no-preview", "--stop-at",
-    "--workers", "--eval-every", "--eval-games",
+    "--workers", "--eval-every", "--eval-games", "--online", "--no-online",
 }  # fmt: skip
 
 

@@ -215,6 +215,77 @@ def test_training_matches_reference(game, n_games, tc, stages, lam, restart):
         assert (a >= np.abs(e)).all() and a.max() > 0
 
 
+@pytest.mark.parametrize(
+    ("game", "n_games", "tc", "stages", "restart", "packed"),
+    [
+        (0, 3, False, (), False, False),
+        (1, 2, False, (), False, False),
+        (0, 2, True, (), True, False),
+        (0, 2, True, (), False, True),  # TC in the trainer's packed layout
+        (0, 2, False, (5, 7), False, False),
+        (1, 2, True, (6,), True, True),
+    ],
+)
+def test_online_training_matches_reference(game, n_games, tc, stages, restart, packed):
+    """Online TD(0) (each afterstate learned once the next one is chosen): the same
+    games and bit for bit the same weights and accumulators as the plain-Python
+    reference, and not the weights of the backward pass after each game."""
+    runs = k.pattern_runs(k.symmetric_cells(PATTERNS))
+    codes = (4 if game == 1 else 1) * (len(stages) + 1)
+    weights = np.full((2, codes, 16**3), 0.5, np.float32)
+    ref, backward = weights.copy(), weights.copy()
+    e, a = np.zeros_like(weights), np.zeros_like(weights)
+    ref_tc = (e.copy(), a.copy()) if tc else None
+    rules, ranks = _rules(game), np.array(stages, np.int64)
+    out = np.empty((n_games, 3), np.int64)
+    if packed:
+        net = td.pack(weights, e, a)
+        g = td.td_game(game, net, runs, ranks, *rules, spread=3)
+        e_k = a_k = np.zeros(0, np.float32)
+    else:
+        g = td.td_game(game, weights, runs, ranks, *rules)
+        e_k, a_k = (e, a) if tc else (np.zeros(0, np.float32),) * 2
+    args = (*td.NO_STARTS, 0.0, 0.0, None, True)
+    rng = np.random.default_rng(5)
+    n = td.train_games(g, n_games, 0.1, 0.0, restart, rng, out, e_k, a_k, *args)
+    if packed:
+        td.unpack(net, weights, e, a)
+    rows, updates = naive.train_online(
+        game,
+        n_games,
+        0.1,
+        ref,
+        PATTERNS,
+        np.random.default_rng(5),
+        rules,
+        ref_tc,
+        stages,
+        restart,
+    )
+    assert out.tolist() == [list(r) for r in rows]
+    assert n == updates > 20
+    np.testing.assert_array_equal(weights, ref)
+    if tc:
+        np.testing.assert_array_equal(e, ref_tc[0])
+        np.testing.assert_array_equal(a, ref_tc[1])
+        assert a.max() > 0
+    gb = td.td_game(game, backward, runs, ranks, *rules)
+    none = np.zeros(0, np.float32)
+    td.train_games(
+        gb,
+        n_games,
+        0.1,
+        0.0,
+        restart,
+        np.random.default_rng(5),
+        out.copy(),
+        *(none, none) if not tc else (np.zeros_like(e), np.zeros_like(a)),
+        *td.NO_STARTS,
+        0.0,
+    )
+    assert not np.array_equal(weights, backward)
+
+
 def _train_kernel(game, lam, weights, seed=3, n_games=2, starts=td.NO_STARTS, share=0):
     runs = k.pattern_runs(k.symmetric_cells(PATTERNS))
     none = np.zeros(0, np.float32)

@@ -479,6 +479,37 @@ def test_tc_switched_on_at_resume_starts_fresh_and_survives_a_checkpoint(tmp_pat
     assert (tmp_path / "two" / "tc_e.npz").is_file()
 
 
+def test_online_td_is_recorded_resumed_and_switched_on_at_a_resume(tmp_path):
+    """``online=True`` learns during the game: recorded in the model, a resumed run
+    equals one run, it learns another net than the backward pass, and switching it
+    on at a resume is a schedule entry. On 2048 it takes lambda 0 by itself, and a
+    run of lambda 0.5 cannot resume online without --lambda 0."""
+    one = load_model(_train(tmp_path, "one", 60, eval_every=30, online=True))
+    _train(tmp_path, "two", 30, eval_every=30, online=True)
+    two = load_model(_train(tmp_path, "two", 60, eval_every=30, resume=True))
+    np.testing.assert_array_equal(one.weights, two.weights)
+    assert two.meta["online"] is True and "schedule" not in two.meta
+    backward = load_model(_train(tmp_path, "backward", 60, eval_every=30))
+    assert not np.array_equal(one.weights, backward.weights)
+    assert "online" not in backward.meta
+    _train(tmp_path, "switch", 30, eval_every=30)
+    switched = load_model(_train(tmp_path, "switch", 60, resume=True, online=True))
+    plain = {"tc": False, "lambda": 0.0, "restarts": False}
+    assert switched.meta["schedule"] == [
+        {"from_game": 0, "lr": 0.1, **plain},
+        {"from_game": 30, "lr": 0.1, **plain, "online": True},
+    ]
+    recipe = load_model(_train(tmp_path, "recipe", 20, recipe=True, online=True))
+    assert (recipe.meta["lambda"], recipe.meta["tc"], recipe.meta["online"]) == (
+        0.0,
+        True,
+        True,
+    )
+    _train(tmp_path, "lam", 20, recipe=True)
+    with pytest.raises(ValueError, match="resume it with --lambda 0"):
+        _train(tmp_path, "lam", 40, resume=True, online=True)
+
+
 def test_cli_changes_rate_and_tc_on_resume(tmp_path):
     out = tmp_path / "run"
     base = [sys.executable, "-m", "playahead", "train", "ntuple", "--env", "2048-v0"]
@@ -632,6 +663,7 @@ def test_the_default_2048_recipe_is_td_lambda_with_tc_and_restarts(tmp_path):
         ({"stages": "4096,2048"}, "ascending"),
         ({"workers": 0}, "workers must be"),
         ({"start_share": 2.0}, "start_share"),
+        ({"online": True, "lam": 0.5}, "online TD learns TD.0."),
     ],
 )
 def test_bad_options_fail_in_one_line_before_any_game(tmp_path, options, match):

@@ -29,13 +29,15 @@ TDL2048+ (moporgic/TDL2048+, the fastest published trainer), in the same run: bu
 once from ``--tdl`` (default: the project's copy of its source, ``../shared/peers/
 tdl2048plus`` beside the repository) into ``~/.cache/playahead/peers/tdl2048plus``
 with the build line of its HOW-TO-BUILD.md, it trains ``--tdl-games`` (6,000) games of
-TD(0) (``./2048 -n 4x6patt -t 6x1000 -s 1``) and of TC + TD(0.5) + restarts (``-a 1.0
--l 0.5 -tt restart -s 1``), CPU seconds of each child (user + sys), then the second
-again with ``-o r.w`` and 1,000 greedy games of that net (``-e 1x1000 -i r.w -s 7``).
-The timed runs write no weight file (writing one takes TDL2048+ seconds; ours saves
-outside its clock too). Ours trains as many games of TD(0) (rate 0.1) and of the
-default recipe from zeros with ``--seed`` and plays its recipe net greedily on 1,000
-held-out games. Without the source it says so in one line and measures ours alone.
+TD(0) (``./2048 -n 4x6patt -t 6x1000 -s 1``, which learns online: each afterstate
+once the next move is chosen) and of TC + TD(0.5) + restarts (``-a 1.0 -l 0.5 -tt
+restart -s 1``), CPU seconds of each child (user + sys), then the second again with
+``-o r.w`` and 1,000 greedy games of that net (``-e 1x1000 -i r.w -s 7``). The timed
+runs write no weight file (writing one takes TDL2048+ seconds; ours saves outside its
+clock too). Ours trains as many games of TD(0) (rate 0.1) online (``online=True``)
+and in the backward pass after each game, and of the default recipe, each from zeros
+with ``--seed``, and plays its recipe net greedily on 1,000 held-out games. Without
+the source it says so in one line and measures ours alone.
 
 ``--ablation GAMES`` trains TD(0), +TC, +lambda and
 +restarts to GAMES games each and reports each greedy mean with its 95% interval.
@@ -320,19 +322,27 @@ def against_tdl(runs, games: int, seed: int, tdl: dict | None) -> dict:
     """Ours beside TDL2048+ (``tdl``, :func:`run_tdl`, or None): ``games`` of TD(0)
     (rate 0.1) and of the default recipe, each from zeros with ``seed``, CPU seconds
     of the training kernel (compiling outside the clock); the recipe's net played
-    greedily on 1,000 held-out games."""
-    td0 = learning_curve(runs / "tdl-td0", games, games, 100, seed, **ABLATION["TD(0)"])
+    greedily on 1,000 held-out games. TD(0) twice: online (each afterstate learned
+    once the next move is chosen, the order of TDL2048+'s ``-t`` default) and in the
+    backward pass after each game (TDL2048-Demo's order)."""
+    td0 = ABLATION["TD(0)"]
+    online = learning_curve(
+        runs / "tdl-td0-online", games, games, 100, seed, **td0, online=True
+    )
+    backward = learning_curve(runs / "tdl-td0", games, games, 100, seed, **td0)
     recipe = learning_curve(runs / "tdl-recipe", games, games, 1000, seed)
-    return {"ours": {"td0": td0, "recipe": recipe}, "tdl2048plus": tdl}
+    ours = {"td0_online": online, "td0": backward, "recipe": recipe}
+    return {"ours": ours, "tdl2048plus": tdl}
 
 
 def _tdl_report(report: Report, run: dict) -> None:
-    td0, recipe = run["ours"]["td0"]["rows"][-1], run["ours"]["recipe"]["final"]
-    tdl = run["tdl2048plus"]
+    recipe, tdl = run["ours"]["recipe"]["final"], run["tdl2048plus"]
     name = "TDL2048+"
-    rate = td0["moves"] / td0["cpu_seconds"]
     theirs = tdl["td0"]["moves"] / tdl["td0"]["cpu_seconds"] if tdl else None
-    report.add("2048", "TD(0) moves / CPU s", rate, name, theirs, 1.0)
+    for key, what in (("td0_online", "online"), ("td0", "backward")):
+        td0 = run["ours"][key]["rows"][-1]
+        rate = td0["moves"] / td0["cpu_seconds"]
+        report.add("2048", f"TD(0) {what}: moves / CPU s", rate, name, theirs, 1.0)
     games = recipe["games"]
     report.add(
         "2048",
@@ -364,7 +374,7 @@ def measure_workers(warm: int, games: int) -> dict:
     tc_e, tc_a = np.zeros_like(model.weights), np.zeros_like(model.weights)
     tables = (k.pattern_runs(model.cells), *rules(model))
     rest = (tc_e, tc_a, model.stage_ranks, *td.NO_STARTS, 0.0)
-    trainer = _Trainer(model, (1.0, 0.5, True), tables, rest)
+    trainer = _Trainer(model, (1.0, 0.5, True, False), tables, rest)
     rng = np.random.default_rng(0)
     trainer(0, rng, 1)  # compiles
     trainer(warm, rng, 1)
@@ -423,7 +433,11 @@ def learning_curve(
     mean = float(scores.mean())
     half = 1.96 * float(scores.std(ddof=1)) / np.sqrt(len(scores))
     return {
-        "recipe": {k: model.meta[k] for k in ("lr", "tc", "lambda", "restarts")},
+        "recipe": {
+            k: model.meta[k]
+            for k in ("lr", "tc", "lambda", "restarts", "online")
+            if k in model.meta
+        },
         "seed": seed,
         "rows": rows,
         "eval_first_seed": EVAL_SEED_BASE,

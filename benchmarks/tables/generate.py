@@ -373,17 +373,24 @@ def tdl_speed(folder: Path, spec: dict, link: Link) -> str:
     recipe's TD updates per wall second with one worker and with two."""
     data = _read(folder, spec["record"])
     ours, tdl = data["ours"], data["tdl2048plus"]
-    td0, their0 = ours["td0"]["final"], tdl["td0"]
-    mine = td0["updates"] / td0["cpu_seconds"]
+    their0 = tdl["td0"]
     theirs = their0["moves"] / their0["cpu_seconds"]
     rec, their_rec = ours["recipe"]["final"], tdl["recipe"]
-    rows = [
-        [
-            "TD(0), rate 0.1: moves / CPU s",
-            f"{mine:,.0f} ({td0['updates']:,} moves, {td0['cpu_seconds']:.2f} s)",
-            f"{theirs:,.0f} ({their0['moves']:,} moves, {their0['cpu_seconds']:.2f} s)",
-            f"{mine / theirs:.2f}x",
-        ],
+    rows = []
+    orders = (("td0_online", "online"), ("td0", "after each game"))
+    for key, what in orders if "td0_online" in ours else (("td0", ""),):
+        td0 = ours[key]["final"]
+        mine = td0["updates"] / td0["cpu_seconds"]
+        rows.append(
+            [
+                f"TD(0){f' {what}' if what else ''}, rate 0.1: moves / CPU s",
+                f"{mine:,.0f} ({td0['updates']:,} moves, {td0['cpu_seconds']:.2f} s)",
+                f"{theirs:,.0f} ({their0['moves']:,} moves, "
+                f"{their0['cpu_seconds']:.2f} s)",
+                f"{mine / theirs:.2f}x",
+            ]
+        )
+    rows += [
         [
             "TC + TD(0.5) + restarts: CPU s",
             f"{rec['cpu_seconds']:.1f}",

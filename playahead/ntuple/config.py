@@ -85,6 +85,14 @@ class NTupleConfig:
     restarts: bool | None = None
     """restart strategy: replay each game of 10+ moves from its middle (default 2048:
     on; Threes: off)."""
+    online: bool | None = None
+    """online TD(0): learn each afterstate as soon as the next move is chosen, during
+    the game, instead of in a backward pass after it (default off; a new run takes
+    lambda 0 with it).
+
+    The order of Szubert and Jaskowski's TD(0) and TDL2048+'s default: each update
+    finds its weights still in the cache, so a move costs less. Needs lambda 0; not
+    with search-driven or stage-stopped games (see :mod:`playahead.kernels.td`)."""
     stages: str | tuple[int, ...] | None = None
     """multi-stage net: tile values where a new weight set takes over, by the
     afterstate's largest tile (e.g. Threes 1536,3072,6144; default one stage); with
@@ -180,6 +188,11 @@ class NTupleConfig:
         if self.env_id != "Threes-v0" and (self.search_share or depth is not None):
             raise ValueError(
                 "search-driven games (search_share) are for Threes-v0 only"
+            )
+        if self.online and (self.lam or self.search_share or self.stop_at):
+            raise ValueError(
+                "online TD learns TD(0) from greedy games played to their end: not "
+                "with lambda > 0, search_share or stop_at"
             )
         if self.env_id not in ENVS:
             raise ValueError(

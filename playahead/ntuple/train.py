@@ -152,6 +152,8 @@ def _settings(meta: dict) -> dict:
         out["search_depth"] = int(meta["search_depth"])
     if "stop_at" in meta:  # a run that has had stage-stopped games
         out["stop_at"] = int(meta["stop_at"])
+    if "online" in meta:  # a run that has learned online
+        out["online"] = bool(meta["online"])
     return out
 
 
@@ -159,6 +161,8 @@ def _settings(meta: dict) -> dict:
 NO_SEARCH = {"search_share": 0.0, "search_depth": 2}
 #: A run's stage-stop before one was asked for: none (games play to their end).
 NO_STOP = {"stop_at": 0}
+#: A run's update order before online TD was asked for: the backward pass.
+NO_ONLINE = {"online": False}
 
 
 def _schedule(meta: dict) -> list[dict]:
@@ -168,12 +172,12 @@ def _schedule(meta: dict) -> list[dict]:
 
 def _change_schedule(meta: dict, done: int, changes: dict) -> bool:
     """Apply a resumed run's new settings (``changes``: ``lr``, ``tc``, ``lambda``,
-    ``restarts``, ``search_share``, ``search_depth``, ``stop_at``, None for
-    unchanged) to ``meta``
+    ``restarts``, ``search_share``, ``search_depth``, ``stop_at``, ``online``, None
+    for unchanged) to ``meta``
     and its ``schedule``; True if TC was just switched on (its accumulators start
     from zero)."""
     old = _settings(meta)
-    for defaults in (NO_SEARCH, NO_STOP):
+    for defaults in (NO_SEARCH, NO_STOP, NO_ONLINE):
         if any(changes.get(k) is not None for k in defaults):
             old = {**defaults, **old}
     new = {k: old[k] if changes.get(k) is None else changes[k] for k in old}
@@ -343,7 +347,7 @@ def _train(cfg: NTupleConfig) -> Path:
     fresh_tc = not resume
     changes = {"lr": lr, "tc": tc, "lambda": lam, "restarts": restarts}
     changes |= {"search_share": cfg.search_share, "search_depth": cfg.search_depth}
-    changes |= {"stop_at": cfg.stop_at}
+    changes |= {"stop_at": cfg.stop_at, "online": cfg.online}
     if resume:
         model = load_model(out, env_id)
         done = int(model.meta.get("games", 0))
@@ -382,6 +386,10 @@ def _train(cfg: NTupleConfig) -> Path:
             recipe.update(NO_SEARCH)
         if cfg.stop_at is not None:
             recipe.update(NO_STOP)
+        if cfg.online is not None:
+            recipe.update(NO_ONLINE)
+            if cfg.online and lam is None:
+                recipe["lambda"] = 0.0
         recipe.update({k: v for k, v in changes.items() if v is not None})
         if lr is None and changes["tc"] is not None:
             recipe["lr"] = 1.0 if recipe["tc"] else 0.1
@@ -418,6 +426,15 @@ def _train(cfg: NTupleConfig) -> Path:
         done, moves_done = 0, 0
         rng = np.random.default_rng(cfg.seed)
     settings = _settings(model.meta)
+    if settings.get("online") and (
+        settings["lambda"]
+        or settings.get("search_share", 0.0)
+        or settings.get("stop_at", 0)
+    ):
+        raise ValueError(
+            f"{out} learns online TD(0) from greedy games played to their end: "
+            "resume it with --lambda 0 and without search_share or stop_at"
+        )
     stop_rank = 0
     if settings.get("stop_at", 0):
         stop_rank = _stop_rank(model, settings["stop_at"])
@@ -443,7 +460,12 @@ def _train(cfg: NTupleConfig) -> Path:
     t0 = time.process_time()
     train = _Trainer(
         model,
-        (settings["lr"], settings["lambda"], settings["restarts"]),
+        (
+            settings["lr"],
+            settings["lambda"],
+            settings["restarts"],
+            settings.get("online", False),
+        ),
         (runs, moves, rewards, bonus),
         (tc_e, tc_a, model.stage_ranks, *start_arrays, share),
         (settings.get("search_share", 0.0), settings.get("search_depth", 2)),
@@ -595,11 +617,11 @@ class _Trainer:
         return self._searches[i]
 
     def _run(self, n, rng, out, i=0):
-        lr, lam, restart = self.recipe
+        lr, lam, restart, online = self.recipe
         search = self._search(i)
         share = self.search_share if search is not None else 0.0
         args = (self.game, n, lr, lam, restart, rng, out, *self.tc, *self.starts)
-        return int(td.train_games(*args, share, search))
+        return int(td.train_games(*args, share, search, online))
 
     def __call__(self, n: int, rng, workers: int):
         self._trained = self._trained or n > 0

@@ -191,8 +191,8 @@ def run_ntuple(args: argparse.Namespace) -> int:
     if args.hp or args.conf is not None:
         raise SystemExit(
             "playahead train ntuple: --hp and --conf set ppo and dqn hyperparameters; "
-            "an n-tuple run takes --lr, --lambda, --tc, --restarts, --patterns, "
-            "--init and --stages"
+            "an n-tuple run takes --lr, --lambda, --tc, --restarts, --online, "
+            "--patterns, --init and --stages"
         )
     env_id = ntuple_env_id(args.env_id)
     out = args.out or f"runs/{env_id.lower()}-ntuple-s{args.seed}"
