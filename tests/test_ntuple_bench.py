@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 import stat
 
+import numpy as np
+
 from benchmarks.speed import bench_ntuple
+from playahead.ntuple.model import load_model
 
 ZIAP_AGENT_OUTPUT = """progress: 1000/1000    thread: #0
 avg:    61000    max:   200000
@@ -89,6 +92,26 @@ def test_tdl_figures_are_read_from_its_output(tmp_path):
         "-n 4x6patt -t 2x1000 -a 1.0 -l 0.5 -tt restart -s 1 -o r.w",
         "-n 4x6patt -e 1x1000 -i r.w -s 7",
     ]
+
+
+def test_td0_is_timed_in_rounds_and_the_least_cpu_counts(tmp_path, monkeypatch):
+    """TD(0) runs in rounds, TDL2048+, ours online and ours backward in turn; each
+    side keeps every run's CPU and counts the least, and the same seed learns the
+    same net every round."""
+    cpu = iter([3.0, 2.0])
+    monkeypatch.setattr(bench_ntuple, "tdl_td0", lambda binary, games: ("", next(cpu)))
+    tdl = {"td0": {"cpu_seconds": 4.0, "cpu_seconds_runs": [4.0]}}
+    got = bench_ntuple.against_tdl(tmp_path, 3, 0, tdl, binary="stand-in")
+    assert tdl["td0"]["cpu_seconds_runs"] == [4.0, 3.0, 2.0]
+    assert tdl["td0"]["cpu_seconds"] == 2.0
+    for key in ("td0_online", "td0"):
+        final = got["ours"][key]["final"]
+        assert len(final["cpu_seconds_runs"]) == bench_ntuple.TD0_ROUNDS
+        assert final["cpu_seconds"] == min(final["cpu_seconds_runs"])
+    assert got["ours"]["td0_online"]["recipe"]["online"] is True
+    assert "online" not in got["ours"]["td0"]["recipe"]
+    nets = [load_model(tmp_path / f"tdl-td0-{r}").weights for r in range(3)]
+    assert all(np.array_equal(nets[0], net) for net in nets[1:])
 
 
 def test_curve_and_ablation_records(tmp_path):

@@ -12,7 +12,7 @@ existed). With temporal coherence (``tc``, Jaskowski's TC(0)) each weight ``i`` 
 error`` and ``A_i += |error|``; a weight a board reads twice gets both steps, one after
 the other.
 
-Online TD(0) (``online``, :func:`play_online`): instead of the backward pass after the
+Online TD(0) (``online``, :func:`play`): instead of the backward pass after the
 game, each afterstate moves toward ``r + V(next)`` as soon as the next afterstate is
 chosen (``V(next)`` as read for that choice), and the last toward 0 at the end: the
 order of Szubert and Jaskowski and of TDL2048+'s default, whose updates find their
@@ -230,46 +230,10 @@ def fixed_search(g: TDGame, depth: int, tt_bits: int = 20) -> FixedSearch:
     return FixedSearch(np.int64(depth), ctx, cfg, net, np.zeros(1, np.int64))
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
-def _first(g, rng, start, start_cards):
-    """A game's first position: board ``start`` with cards word ``start_cards``, or
-    (``start`` 0) a new game drawn from ``rng``."""
-    if start != 0:
-        return np.uint64(start), np.int64(start_cards)
-    if g.game == 0:
-        return twenty48.new_game(rng), np.int64(0)
-    return threes.new_game(rng, g.bonus_preview)
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
-def _afterstates(g, board, cards, flat, width, acts, afts, rews, imgs, idx):
-    """The legal moves of ``board``: move ``j`` (``j < k``, returned) is action
-    ``acts[j]`` to afterstate ``afts[j]`` for reward ``rews[j]``, whose flat weight
-    indices (its preview code and stage included) are ``idx[j * width:(j + 1) *
-    width]``, prefetched."""
-    stages = g.stages
-    n_codes, size = g.weights.shape[1], g.weights.shape[2] // g.spread
-    n_base = n_codes // (stages.size + 1)  # 4 preview codes, or 1 (2048, or none)
-    code = preview_code(cards) if n_base == N_CODES else np.int64(0)
-    k = 0
-    for a in range(4):
-        if g.game == 0:
-            after, r = twenty48.move(board, a, g.moves, g.rewards)
-            if r < 0:
-                continue
-        else:
-            after, moved, r = threes.move(board, a, g.moves, g.rewards)
-            if moved == 0:
-                continue
-        acts[k], afts[k], rews[k] = a, after, r
-        sc = staged(after, code, n_base, stages) if stages.size else code
-        lookups(after, sc, g.runs, n_codes, size, imgs, idx, k * width, flat, g.spread)
-        k += 1
-    return k
-
-
 @nb.njit(cache=True, nogil=True)
-def play(g, rng, trail, start=0, start_cards=0, search=None, searching=True):
+def play(
+    g, rng, trail, start=0, start_cards=0, search=None, searching=True, online=None
+):
     """One greedy game of ``g`` (a :class:`TDGame`) on ``reward + V(afterstate)``
     (first action wins ties) from a new start (``start`` 0) or from board ``start``
     with cards word ``start_cards`` (0 for 2048).
@@ -284,14 +248,22 @@ def play(g, rng, trail, start=0, start_cards=0, search=None, searching=True):
     instead of the greedy one. With ``g.stop_rank`` (not 0) the game stops at the
     first afterstate whose largest rank reaches it, recorded as
     ``trail.afters[n_moves - 1]`` before any card enters (the stage-stop of the
-    module docstring). Returns ``(points, top_rank, n_moves)``; ``points`` are those
-    gained in this game (from a saved position: since that position); ``top_rank``
-    is that afterstate's largest rank after a stage-stop.
+    module docstring). With ``online = (alpha, tc_e, tc_a, packed)`` (as
+    :func:`learn` takes them; no search and no stage-stop) the game learns online
+    TD(0) as it goes (module docstring): once afterstate ``t`` is chosen,
+    afterstate ``t - 1`` moves toward the reward between them plus ``V(t)`` as
+    read for the choice, and the last one toward 0 when the game ends. Returns
+    ``(points, top_rank, n_moves)``; ``points`` are those gained in this game (from
+    a saved position: since that position); ``top_rank`` is that afterstate's
+    largest rank after a stage-stop.
     """
+    weights, runs, stages = g.weights, g.runs, g.stages
     moves, rewards, stop_rank = g.moves, g.rewards, g.stop_rank
     afters, gains = trail.afters, trail.gains
     states, cards_at = trail.states, trail.cards
-    flat = g.weights.reshape(-1)
+    flat = weights.reshape(-1)
+    n_codes, size = weights.shape[1], weights.shape[2] // g.spread
+    n_base = n_codes // (stages.size + 1)  # 4 preview codes, or 1 (2048, or none)
     width = afters.shape[1]
     record = states.size > 0
     imgs = np.empty(8, np.uint64)
@@ -299,13 +271,37 @@ def play(g, rng, trail, start=0, start_cards=0, search=None, searching=True):
     acts = np.empty(4, np.int64)
     afts = np.empty(4, np.uint64)
     rews = np.empty(4, np.int64)
-    board, cards = _first(g, rng, start, start_cards)
+    vals = np.empty(4, np.float64)
+    found = afters.reshape(-1)  # afterstate t's indices at t * width
+    if start != 0:
+        board, cards = np.uint64(start), np.int64(start_cards)
+    elif g.game == 0:
+        board = twenty48.new_game(rng)
+        cards = np.int64(0)
+    else:
+        board, cards = threes.new_game(rng, g.bonus_preview)
     score = np.int64(0)
     n = 0
     while n < afters.shape[0]:
         if g.game == 1 and twenty48.max_rank(board) == threes.RANK_12288:
             break
-        k = _afterstates(g, board, cards, flat, width, acts, afts, rews, imgs, idx)
+        code = preview_code(cards) if n_base == N_CODES else np.int64(0)
+        k = 0
+        for a in range(4):
+            if g.game == 0:
+                after, r = twenty48.move(board, a, moves, rewards)
+                if r < 0:
+                    continue
+            else:
+                after, moved, r = threes.move(board, a, moves, rewards)
+                if moved == 0:
+                    continue
+            acts[k], afts[k], rews[k] = a, after, r
+            sc = staged(after, code, n_base, stages) if stages.size else code
+            lookups(
+                after, sc, runs, n_codes, size, imgs, idx, k * width, flat, g.spread
+            )
+            k += 1
         if k == 0:
             break
         best = -np.inf
@@ -315,8 +311,10 @@ def play(g, rng, trail, start=0, start_cards=0, search=None, searching=True):
         else:
             for j in range(k):
                 v = np.float64(rews[j])
+                vals[j] = 0.0
                 if g.game == 0 or twenty48.max_rank(afts[j]) != threes.RANK_12288:
-                    v += read_inlined(flat, idx, j * width, width)
+                    vals[j] = read_inlined(flat, idx, j * width, width)
+                    v += vals[j]
                 if v > best:
                     best, c = v, j
         r = rews[c]
@@ -324,6 +322,9 @@ def play(g, rng, trail, start=0, start_cards=0, search=None, searching=True):
             gains[n - 1] += r
         for q in range(width):
             afters[n, q] = idx[c * width + q]
+        if online is not None and n > 0:
+            target = np.float64(gains[n - 1]) + vals[c]
+            _online_step(found, (n - 1) * width, width, target, flat, online)
         if record:
             states[n], cards_at[n] = board, cards
         gains[n] = 0
@@ -339,7 +340,21 @@ def play(g, rng, trail, start=0, start_cards=0, search=None, searching=True):
             gains[n] = full - r  # the entering card's points
             score += full
         n += 1
+    if online is not None and n > 0:
+        _online_step(found, (n - 1) * width, width, 0.0, flat, online)
     return score, twenty48.max_rank(board), n
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _online_step(found, o, width, target, flat, online):
+    """:func:`play`'s online TD(0) step of the afterstate whose indices are
+    ``found[o:o + width]`` toward ``target``."""
+    alpha, tc_e, tc_a, packed = online
+    tc = packed or tc_e.size > 0
+    e_at, a_at = (1, 2) if packed else (0, 0)
+    e_of, a_of = (flat, flat) if packed else (tc_e, tc_a)
+    error = target - read_inlined(flat, found, o, width)
+    _nudge(flat, found, o, width, alpha / width, error, tc, e_of, a_of, e_at, a_at)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -433,79 +448,6 @@ def learn(
 
 
 @nb.njit(cache=True, nogil=True)
-def play_online(g, rng, trail, start, start_cards, alpha, flat, e_of, a_of, packed):
-    """One greedy game of ``g`` as :func:`play` plays it (the same moves and chance
-    for the same weights), learning as it goes: online TD(0), the order of
-    Szubert and Jaskowski and of TDL2048+'s default. Once the next afterstate is
-    chosen, the one before it moves toward ``r + V(next)`` (``r``: the reward between
-    them; ``V(next)`` as read for the choice), while its weights are still in the
-    cache; the last one, when the game ends, toward 0. Temporal coherence as in
-    :func:`learn` (``e_of``/``a_of`` not empty, or ``packed``). ``flat`` is
-    ``g.weights.reshape(-1)``. Records the position before each move where
-    ``trail`` has room for it (restarts); no stage-stop and no search. Returns
-    ``(points, top_rank, n_moves)``; every move is one TD update."""
-    moves, rewards = g.moves, g.rewards
-    states, cards_at = trail.states, trail.cards
-    width = trail.afters.shape[1]
-    record = states.size > 0
-    per = alpha / width
-    tc = packed or e_of.size > 0
-    e_at, a_at = (1, 2) if packed else (0, 0)
-    e_src, a_src = (flat, flat) if packed else (e_of, a_of)
-    imgs = np.empty(8, np.uint64)
-    idx = np.empty(4 * width, np.int64)
-    prev = np.empty(width, np.int64)
-    acts = np.empty(4, np.int64)
-    afts = np.empty(4, np.uint64)
-    rews = np.empty(4, np.int64)
-    vals = np.empty(4, np.float64)
-    board, cards = _first(g, rng, start, start_cards)
-    score = np.int64(0)
-    pending = np.int64(0)  # the reward after the last afterstate so far
-    n = 0
-    while n < trail.afters.shape[0]:
-        if g.game == 1 and twenty48.max_rank(board) == threes.RANK_12288:
-            break
-        k = _afterstates(g, board, cards, flat, width, acts, afts, rews, imgs, idx)
-        if k == 0:
-            break
-        best = -np.inf
-        c = 0
-        for j in range(k):
-            v = 0.0
-            if g.game == 0 or twenty48.max_rank(afts[j]) != threes.RANK_12288:
-                v = read_inlined(flat, idx, j * width, width)
-            vals[j] = v
-            v += np.float64(rews[j])
-            if v > best:
-                best, c = v, j
-        r = rews[c]
-        if n > 0:
-            target = np.float64(pending + r) + vals[c]
-            error = target - read_inlined(flat, prev, 0, width)
-            _nudge(flat, prev, 0, width, per, error, tc, e_src, a_src, e_at, a_at)
-        for q in range(width):
-            prev[q] = idx[c * width + q]
-        if record:
-            states[n], cards_at[n] = board, cards
-        pending = 0
-        if g.game == 0:
-            board = twenty48.spawn(afts[c], rng)
-            score += r
-        else:
-            board, cards, full = threes.turn(
-                board, cards, acts[c], rng, moves, rewards, g.bonus_preview
-            )
-            pending = full - r  # the entering card's points
-            score += full
-        n += 1
-    if n > 0:
-        error = 0.0 - read_inlined(flat, prev, 0, width)
-        _nudge(flat, prev, 0, width, per, error, tc, e_src, a_src, e_at, a_at)
-    return score, twenty48.max_rank(board), n
-
-
-@nb.njit(cache=True, nogil=True)
 def train_games(
     g,
     n_games,
@@ -532,7 +474,7 @@ def train_games(
     ``start_share``: saved start positions and the share of games that start from
     one; ``search`` (:func:`fixed_search`) and ``search_share``: the share of games
     the search plays (module docstring); ``online``: TD(0) learned during each game
-    (:func:`play_online`; ``lam`` 0, no search and no stage-stop) instead of the
+    (:func:`play`; ``lam`` 0, no search and no stage-stop) instead of the
     backward pass after it. Returns the number of TD updates (the afterstates
     learned, of every episode)."""
     trail = trail_buffers(g.runs, MAX_MOVES, restart)
@@ -553,9 +495,8 @@ def train_games(
         first = True
         while True:  # the game, then its restarts
             if online:
-                s, top, n = play_online(
-                    g, rng, trail, board, cards, alpha, flat, e, a, packed
-                )
+                learning = (alpha, e, a, packed)
+                s, top, n = play(g, rng, trail, board, cards, None, False, learning)
                 stopped = False
             else:
                 s, top, n = play(g, rng, trail, board, cards, search, searching)

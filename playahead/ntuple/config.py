@@ -91,8 +91,8 @@ class NTupleConfig:
     lambda 0 with it).
 
     The order of Szubert and Jaskowski's TD(0) and TDL2048+'s default: each update
-    finds its weights still in the cache, so a move costs less. Needs lambda 0; not
-    with search-driven or stage-stopped games (see :mod:`playahead.kernels.td`)."""
+    finds its weights still in the cache. Needs lambda 0; not with search-driven or
+    stage-stopped games (see :mod:`playahead.kernels.td`)."""
     stages: str | tuple[int, ...] | None = None
     """multi-stage net: tile values where a new weight set takes over, by the
     afterstate's largest tile (e.g. Threes 1536,3072,6144; default one stage); with
