@@ -242,36 +242,6 @@ def play_online(
     return score, int(twenty48.max_rank(board)), len(positions), positions
 
 
-def train_online(
-    game,
-    n_games,
-    alpha,
-    weights,
-    patterns,
-    rng,
-    rules,
-    tc=None,
-    stages=(),
-    restart=False,
-):
-    """:func:`train` with online TD(0) (:func:`play_online`)."""
-    rows, updates = [], 0
-    for _ in range(n_games):
-        start, first = None, True
-        while True:
-            score, top, n, positions = play_online(
-                game, weights, patterns, rng, rules, alpha, tc, stages, start
-            )
-            updates += n
-            if first:
-                rows.append((score, top, n))
-                first = False
-            if not (restart and n >= 10):
-                break
-            start = positions[n // 2]
-    return rows, updates
-
-
 def train(
     game,
     n_games,
@@ -287,12 +257,14 @@ def train(
     starts=(),
     share=0.0,
     stop_rank=0,
+    online=False,
 ):
     """Play and learn ``n_games`` games in place; rows of (points, top rank, moves)
     of each game's first episode, and the number of TD updates. ``restart``: replay
     each episode of at least 10 moves from the position before its middle move, until
     one is shorter; ``starts``: (board, cards) pairs a game starts from with
-    probability ``share``; ``stop_rank``: the stage-stop of :func:`play`."""
+    probability ``share``; ``stop_rank``: the stage-stop of :func:`play`;
+    ``online``: TD(0) learned during each game (:func:`play_online`)."""
     moves, rewards, bonus = rules
     rows, updates = [], 0
     for g in range(n_games):
@@ -300,26 +272,33 @@ def train(
         if starts and rng.random() < share:
             start = starts[min(int(rng.random() * len(starts)), len(starts) - 1)]
         while True:
-            afters, codes, gains, score, top, positions = play(
-                game,
-                weights,
-                patterns,
-                rng,
-                moves,
-                rewards,
-                bonus,
-                stages,
-                start,
-                stop_rank,
-            )
-            stopped = bool(stop_rank) and top >= stop_rank
-            learn(afters, codes, gains, alpha, weights, patterns, tc, lam, stopped)
-            updates += len(afters) - stopped
+            if online:  # learned during the game (online TD(0))
+                score, top, n, positions = play_online(
+                    game, weights, patterns, rng, rules, alpha, tc, stages, start
+                )
+                updates += n
+            else:
+                afters, codes, gains, score, top, positions = play(
+                    game,
+                    weights,
+                    patterns,
+                    rng,
+                    moves,
+                    rewards,
+                    bonus,
+                    stages,
+                    start,
+                    stop_rank,
+                )
+                stopped = bool(stop_rank) and top >= stop_rank
+                learn(afters, codes, gains, alpha, weights, patterns, tc, lam, stopped)
+                n = len(afters)
+                updates += n - stopped
             if len(rows) == g:  # the first episode stands for the game
-                rows.append((score, top, len(afters)))
-            if not (restart and len(afters) >= 10):
+                rows.append((score, top, n))
+            if not (restart and n >= 10):
                 break
-            start = positions[len(afters) // 2]
+            start = positions[n // 2]
     return rows, updates
 
 

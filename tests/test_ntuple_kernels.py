@@ -250,7 +250,7 @@ def test_online_training_matches_reference(game, n_games, tc, stages, restart, p
     n = td.train_games(g, n_games, 0.1, 0.0, restart, rng, out, e_k, a_k, *args)
     if packed:
         td.unpack(net, weights, e, a)
-    rows, updates = naive.train_online(
+    rows, updates = naive.train(
         game,
         n_games,
         0.1,
@@ -260,7 +260,8 @@ def test_online_training_matches_reference(game, n_games, tc, stages, restart, p
         rules,
         ref_tc,
         stages,
-        restart,
+        restart=restart,
+        online=True,
     )
     assert out.tolist() == [list(r) for r in rows]
     assert n == updates > 20

@@ -268,23 +268,29 @@ def _tdl_moves(text: str) -> int:
 TD0_ROUNDS = 3
 
 
-def tdl_td0(binary, games: int) -> tuple[str, float]:
-    """TDL2048+'s TD(0) on ``games`` games (a multiple of 1000): its output and the
+def _tdl_child(binary, work, *args) -> tuple[str, float]:
+    """TDL2048+ (its 4 x 6-tuples) run in ``work`` with ``args``: its output and the
     CPU seconds of the child (user + sys, its start-up included)."""
     import subprocess
+
+    t0 = _child_cpu()
+    text = subprocess.run(
+        [str(binary), *TDL_NET, *args],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return text, _child_cpu() - t0
+
+
+def tdl_td0(binary, games: int) -> tuple[str, float]:
+    """TDL2048+'s TD(0) on ``games`` games (a multiple of 1000): its output and the
+    CPU seconds of the child."""
     import tempfile
 
-    train = ("-t", f"{games // 1000}x1000")
     with tempfile.TemporaryDirectory(prefix="bench-tdl-") as work:
-        t0 = _child_cpu()
-        text = subprocess.run(
-            [str(binary), *TDL_NET, *train, *TDL_TD0],
-            cwd=work,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        return text, _child_cpu() - t0
+        return _tdl_child(binary, work, "-t", f"{games // 1000}x1000", *TDL_TD0)
 
 
 def run_tdl(binary, games: int) -> dict:
@@ -294,19 +300,10 @@ def run_tdl(binary, games: int) -> dict:
     file takes seconds to write, which ours leaves out of its clock too) and 1,000
     greedy games of that net."""
     import re
-    import subprocess
     import tempfile
 
     def run(*args):
-        t0 = _child_cpu()
-        text = subprocess.run(
-            [str(binary), *TDL_NET, *args],
-            cwd=work,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        return text, _child_cpu() - t0
+        return _tdl_child(binary, work, *args)
 
     train = ("-t", f"{games // 1000}x1000")
     with tempfile.TemporaryDirectory(prefix="bench-tdl-") as work:
