@@ -377,13 +377,12 @@ def tdl_speed(folder: Path, spec: dict, link: Link) -> str:
     theirs = their0["moves"] / their0["cpu_seconds"]
     rec, their_rec = ours["recipe"]["final"], tdl["recipe"]
     rows = []
-    orders = (("td0_online", "online"), ("td0", "after each game"))
-    for key, what in orders if "td0_online" in ours else (("td0", ""),):
+    for key, what in (("td0_online", "online"), ("td0", "after each game")):
         td0 = ours[key]["final"]
         mine = td0["updates"] / td0["cpu_seconds"]
         rows.append(
             [
-                f"TD(0){f' {what}' if what else ''}, rate 0.1: moves / CPU s",
+                f"TD(0) {what}, rate 0.1: moves / CPU s",
                 f"{mine:,.0f} ({td0['updates']:,} moves, {td0['cpu_seconds']:.2f} s)",
                 f"{theirs:,.0f} ({their0['moves']:,} moves, "
                 f"{their0['cpu_seconds']:.2f} s)",
