@@ -217,3 +217,29 @@ def test_the_readme_field_table_picks_rows_of_the_full_one():
     assert len(theirs) == len(short["pick"]) and len(rows) - len(theirs) == 5
     means = {r[0]: r[3] for r in every if r[1] == "theirs, as published"}
     assert all(means[r[0].removesuffix(" (theirs)")] == r[2] for r in theirs)
+
+
+def test_the_curves_table_sets_runs_side_by_side_at_equal_games(tmp_path):
+    """A ``curves`` row per ``every`` games any run reached: each run's training
+    mean, greedy mean and CPU hours at that row, blank where a run is not there yet."""
+    head = "games,moves,train_score_mean,eval_score_mean,eval_goal_rate,updates,"
+    head += "cpu_seconds\n"
+    (tmp_path / "a.csv").write_text(
+        head + "5000,1,100.4,90,1,1,360\n10000,1,200,180.6,1,1,7200\n"
+    )
+    (tmp_path / "b.csv").write_text(head + "5000,1,110,95,1,1,400\n")
+    spec = {"every": 5000, "eval_games": 100, "runs": [["A", "a.csv"], ["B", "b.csv"]]}
+    text = tables.curves(tmp_path, spec, lambda path, label: label)
+    rows = [[c.strip() for c in r.split("|")[1:-1]] for r in text.splitlines()]
+    assert rows[0] == [
+        "games",
+        "A: training",
+        "greedy, 100",
+        "CPU h",
+        "B: training",
+        "greedy, 100",
+        "CPU h",
+    ]
+    assert rows[2] == ["5,000", "100", "90", "0.10", "110", "95", "0.11"]
+    assert rows[3] == ["10,000", "200", "181", "2.00", "", "", ""]
+    assert len(rows) == 4

@@ -548,6 +548,43 @@ def checkpoints(folder: Path, spec: dict, link: Link) -> str:
     return _table(head, rows, right_from=1)
 
 
+def _progress_rows(folder: Path, progress: str) -> dict[int, dict]:
+    """A training run's ``progress.csv`` rows, by training games."""
+    import csv
+
+    with (folder / progress).open() as f:
+        return {int(r["games"]): r for r in csv.DictReader(f)}
+
+
+def curves(folder: Path, spec: dict, link: Link) -> str:
+    """Training runs side by side (``runs``: ``[label, progress.csv]``), one row per
+    ``every`` training games that any run has reached: each run's mean score of its
+    training games since its row before, its greedy mean on the held-out games of
+    that row (``eval_games`` of them) and the CPU hours it had spent."""
+    runs = [(label, _progress_rows(folder, path)) for label, path in spec["runs"]]
+    every, n_eval = spec["every"], spec["eval_games"]
+    head = ["games"]
+    for label, _ in runs:
+        head += [f"{label}: training", f"greedy, {n_eval}", "CPU h"]
+    reached = max(max(rows, default=0) for _, rows in runs)
+    out = []
+    for games in range(every, reached + 1, every):
+        row = [f"{games:,}"]
+        for _, rows in runs:
+            r = rows.get(games)
+            row += (
+                [
+                    _num(float(r["train_score_mean"])),
+                    _num(float(r["eval_score_mean"])),
+                    f"{float(r['cpu_seconds']) / 3600:.2f}",
+                ]
+                if r
+                else ["", "", ""]
+            )
+        out.append(row)
+    return _table(head, out, right_from=0)
+
+
 def _record_row(label: str, games: list[dict]) -> tuple[list[str], np.ndarray]:
     from playahead.evaluate.stats import bootstrap_mean_ci
 
@@ -722,11 +759,7 @@ def played_to(folder: Path, spec: dict, link: Link) -> str:
 
 def _training_hours(folder: Path, progress: str, games: int) -> float:
     """CPU hours a training run had spent at ``games`` (its ``progress.csv`` row)."""
-    import csv
-
-    with (folder / progress).open() as f:
-        row = next(r for r in csv.DictReader(f) if int(r["games"]) == games)
-    return float(row["cpu_seconds"]) / 3600
+    return float(_progress_rows(folder, progress)[games]["cpu_seconds"]) / 3600
 
 
 def _our_row(folder: Path, entry: dict) -> list[str]:
@@ -836,6 +869,7 @@ KINDS: dict[str, Callable[[Path, dict, Link], str]] = {
     "net-steps": net_steps,
     "quantized": quantized,
     "checkpoints": checkpoints,
+    "curves": curves,
     "tdl-speed": tdl_speed,
     "default-searches": default_searches,
     "played-on": played_on,
