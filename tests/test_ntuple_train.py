@@ -358,23 +358,28 @@ def test_a_stopped_run_resumes_to_the_same_network(tmp_path, signame):
     assert len(games) == len(set(games)) and games[-1] == str(total)
 
 
-def test_a_stopped_run_with_start_positions_says_how_to_resume_it(
-    tmp_path, monkeypatch, capsys
-):
-    """The printed resume line names the positions, which a resume must pass
-    again; following it resumes."""
+def _ctrl_c_at_the_first_evaluation(monkeypatch):
+    """Ctrl-C (SIGINT) arrives during the run's first evaluation, and only then."""
     import signal
 
     import playahead.ntuple.train as train_mod
 
     real = train_mod.evaluate
 
-    def stop_here(*args, **kw):  # Ctrl-C during the first evaluation
+    def stop_here(*args, **kw):
         signal.raise_signal(signal.SIGINT)
         monkeypatch.setattr(train_mod, "evaluate", real)
         return real(*args, **kw)
 
     monkeypatch.setattr(train_mod, "evaluate", stop_here)
+
+
+def test_a_stopped_run_with_start_positions_says_how_to_resume_it(
+    tmp_path, monkeypatch, capsys
+):
+    """The printed resume line names the positions, which a resume must pass
+    again; following it resumes."""
+    _ctrl_c_at_the_first_evaluation(monkeypatch)
     starts = _positions(tmp_path, "Threes-v0", n=3)
     kw = {"eval_every": 10, "env_id": "Threes-v0", "starts": starts}
     with pytest.raises(KeyboardInterrupt):
@@ -384,6 +389,18 @@ def test_a_stopped_run_with_start_positions_says_how_to_resume_it(
     assert load_model(tmp_path / "s").meta["games"] == 10
     _train(tmp_path, "s", 40, resume=True, start_share=0.75, **kw)
     assert load_model(tmp_path / "s").meta["games"] == 40
+
+
+def test_a_stopped_run_of_two_workers_says_to_resume_with_two(
+    tmp_path, monkeypatch, capsys
+):
+    """A resume takes one worker unless told, so the printed resume line of a
+    two-worker run names them."""
+    _ctrl_c_at_the_first_evaluation(monkeypatch)
+    with pytest.raises(KeyboardInterrupt):
+        _train(tmp_path, "w", 40, eval_every=10, workers=2)
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert line.endswith("--resume --workers 2"), line
 
 
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])

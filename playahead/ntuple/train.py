@@ -528,6 +528,8 @@ def _train(cfg: NTupleConfig) -> Path:
                 again = f"--env {env_id} --games {games} --out {out} --resume"
                 if starts is not None:  # a resume must name its positions again
                     again += f" --starts {starts} --start-share {share:g}"
+                if cfg.workers > 1:  # a resume takes one worker unless told
+                    again += f" --workers {cfg.workers}"
                 print(
                     f"interrupted: saved {out} at {done:,} games; continue with: "
                     f"playahead train ntuple {again}",
