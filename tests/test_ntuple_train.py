@@ -391,16 +391,20 @@ def test_a_stopped_run_with_start_positions_says_how_to_resume_it(
     assert load_model(tmp_path / "s").meta["games"] == 40
 
 
-def test_a_stopped_run_of_two_workers_says_to_resume_with_two(
+def test_a_stopped_run_says_to_resume_with_its_workers_and_evaluations(
     tmp_path, monkeypatch, capsys
 ):
-    """A resume takes one worker unless told, so the printed resume line of a
-    two-worker run names them."""
+    """A resume takes one worker and the default evaluations unless told, so the
+    printed resume line names the run's where they are not the defaults, and a
+    resume that follows it writes its rows at the run's cadence."""
     _ctrl_c_at_the_first_evaluation(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         _train(tmp_path, "w", 40, eval_every=10, workers=2)
     line = capsys.readouterr().err.strip().splitlines()[-1]
-    assert line.endswith("--resume --workers 2"), line
+    assert line.endswith("--resume --eval-every 10 --eval-games 5 --workers 2"), line
+    _train(tmp_path, "w", 40, eval_every=10, workers=2, resume=True)
+    rows = (tmp_path / "w" / "progress.csv").read_text().split()[1:]
+    assert [r.split(",")[0] for r in rows] == ["10", "20", "30", "40"]
 
 
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])

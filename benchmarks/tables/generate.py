@@ -558,9 +558,10 @@ def _progress_rows(folder: Path, progress: str) -> dict[int, dict]:
 
 def curves(folder: Path, spec: dict, link: Link) -> str:
     """Training runs side by side (``runs``: ``[label, progress.csv]``), one row per
-    ``every`` training games that any run has reached: each run's mean score of its
-    training games since its row before, its greedy mean on the held-out games of
-    that row (``eval_games`` of them) and the CPU hours it had spent."""
+    ``every`` training games that any run has reached: each run's
+    ``train_score_mean`` (the mean score of the last 500 training games before the
+    row), its greedy mean on the held-out games of that row (``eval_games`` of
+    them) and the CPU hours it had spent."""
     runs = [(label, _progress_rows(folder, path)) for label, path in spec["runs"]]
     every, n_eval = spec["every"], spec["eval_games"]
     head = ["games"]

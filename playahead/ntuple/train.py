@@ -20,6 +20,7 @@ would (see ``_StopRequest``).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import signal
 import sys
@@ -528,8 +529,10 @@ def _train(cfg: NTupleConfig) -> Path:
                 again = f"--env {env_id} --games {games} --out {out} --resume"
                 if starts is not None:  # a resume must name its positions again
                     again += f" --starts {starts} --start-share {share:g}"
-                if cfg.workers > 1:  # a resume takes one worker unless told
-                    again += f" --workers {cfg.workers}"
+                defaults = {f.name: f.default for f in dataclasses.fields(cfg)}
+                for flag, field in RESUME_FLAGS:  # a resume takes the defaults
+                    if getattr(cfg, field) != defaults[field]:
+                        again += f" {flag} {getattr(cfg, field)}"
                 print(
                     f"interrupted: saved {out} at {done:,} games; continue with: "
                     f"playahead train ntuple {again}",
@@ -543,6 +546,19 @@ def _train(cfg: NTupleConfig) -> Path:
     return out
 
 
+#: Options a resume does not take from the run (it takes their defaults unless told),
+#: named in the line an interrupted run prints when they are not the defaults.
+RESUME_FLAGS = (
+    ("--eval-every", "eval_every"),
+    ("--eval-games", "eval_games"),
+    ("--workers", "workers"),
+)
+#: The columns of ``progress.csv``, one row per evaluation: the training games so
+#: far; their moves (first episodes: a restart's moves are in the updates); the mean
+#: score of the last :data:`CHUNK` training games before the row (the last kernel
+#: call's, fewer where ``eval_every`` is not a multiple of it); the greedy mean and
+#: goal rate (2048 / 384) on the held-out games; the TD updates so far; and the
+#: training CPU seconds so far (every thread's, the evaluations left out).
 CSV_COLUMNS = (
     "games",
     "moves",
