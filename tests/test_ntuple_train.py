@@ -407,6 +407,28 @@ def test_a_stopped_run_says_to_resume_with_its_workers_and_evaluations(
     assert [r.split(",")[0] for r in rows] == ["10", "20", "30", "40"]
 
 
+def test_a_second_signal_during_the_checkpoint_still_says_how_to_resume(
+    tmp_path, monkeypatch, capsys
+):
+    """Ctrl-C twice, the second while the checkpoint is written: the run stops once
+    the checkpoint is whole and prints the line that resumes from it."""
+    import signal
+
+    _ctrl_c_at_the_first_evaluation(monkeypatch)
+    real = NTupleModel.save
+
+    def save_under_a_second_signal(self, *args, **kw):
+        signal.raise_signal(signal.SIGINT)
+        return real(self, *args, **kw)
+
+    monkeypatch.setattr(NTupleModel, "save", save_under_a_second_signal)
+    with pytest.raises(KeyboardInterrupt):
+        _train(tmp_path, "twice", 40, eval_every=10)
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert line.startswith(f"interrupted: saved {tmp_path / 'twice'} at 10 games")
+    assert load_model(tmp_path / "twice").meta["games"] == 10
+
+
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
 def test_a_second_signal_stops_at_once_but_never_inside_a_checkpoint(signame):
     import signal

@@ -523,27 +523,38 @@ def _train(cfg: NTupleConfig) -> Path:
                     workers=int(cfg.workers),
                 )
                 tc_files = {"tc_e.npz": tc_e, "tc_a.npz": tc_a} if tc_e.size else None
-                with stop.deferred():  # not cut short by a second signal
-                    model.save(out, tc_files)
+                try:
+                    with stop.deferred():  # not cut short by a second signal
+                        model.save(out, tc_files)
+                except KeyboardInterrupt:  # a second signal: the checkpoint is whole
+                    _say_how_to_resume(cfg, games, out, starts, share, done)
+                    raise
             if stop.signum is not None and done < games:
-                again = f"--env {env_id} --games {games} --out {out} --resume"
-                if starts is not None:  # a resume must name its positions again
-                    again += f" --starts {starts} --start-share {share:g}"
-                defaults = {f.name: f.default for f in dataclasses.fields(cfg)}
-                for flag, field in RESUME_FLAGS:  # a resume takes the defaults
-                    if getattr(cfg, field) != defaults[field]:
-                        again += f" {flag} {getattr(cfg, field)}"
-                print(
-                    f"interrupted: saved {out} at {done:,} games; continue with: "
-                    f"playahead train ntuple {again}",
-                    file=sys.stderr,
-                )
+                _say_how_to_resume(cfg, games, out, starts, share, done)
                 raise KeyboardInterrupt
     finally:
         stop.restore()
         bar.close()
         scalars.close()
     return out
+
+
+def _say_how_to_resume(cfg, games: int, out, starts, share: float, done: int) -> None:
+    """Print where an interrupted run saved its checkpoint and the command that goes
+    on from there (naming its start positions, and the options a resume does not
+    take from the run, :data:`RESUME_FLAGS`, where they are not the defaults)."""
+    again = f"--env {cfg.env_id} --games {games} --out {out} --resume"
+    if starts is not None:  # a resume must name its positions again
+        again += f" --starts {starts} --start-share {share:g}"
+    defaults = {f.name: f.default for f in dataclasses.fields(cfg)}
+    for flag, field in RESUME_FLAGS:  # a resume takes the defaults
+        if getattr(cfg, field) != defaults[field]:
+            again += f" {flag} {getattr(cfg, field)}"
+    print(
+        f"interrupted: saved {out} at {done:,} games; continue with: "
+        f"playahead train ntuple {again}",
+        file=sys.stderr,
+    )
 
 
 #: Options a resume does not take from the run (it takes their defaults unless told),
@@ -672,7 +683,8 @@ class _StopRequest:
     the generator and the counters agree: the loop writes a checkpoint there, and
     ``--resume`` from it trains the same network an uninterrupted run would. A
     second signal stops at once (losing the games since the last checkpoint), or,
-    while a checkpoint is being written, as soon as it is written.
+    while a checkpoint is being written, as soon as it is written (and the run
+    then says how to resume from it).
     Only the main thread can set handlers; elsewhere signals act as before
     (:func:`playahead._procs.on_signals`)."""
 
