@@ -623,3 +623,31 @@ def test_a_kept_copy_is_never_read_without_the_files_sha256(tmp_path, monkeypatc
     monkeypatch.setenv("PLAYAHEAD_CACHE", str(tmp_path))
     packaged.read_packaged(path, None, keep_steps=True)
     assert not (tmp_path / "nets").exists()
+
+
+def test_a_checkpoint_array_is_a_deflated_npz_read_back_exactly(tmp_path):
+    """:func:`write_sparse` writes an ``.npz`` numpy reads without pickle (its four
+    members deflated), and :func:`read_sparse` gives the array back bit for bit."""
+    import zipfile
+
+    from playahead.ntuple.model import write_sparse
+
+    rng = np.random.default_rng(3)
+    array = np.zeros((2, 3, 4096), np.float32)
+    array.reshape(-1)[rng.choice(array.size, 500, replace=False)] = rng.normal(
+        size=500
+    ).astype(np.float32)
+    write_sparse(tmp_path / "a.npz", array)
+    with zipfile.ZipFile(tmp_path / "a.npz") as z:
+        members = z.infolist()
+    assert sorted(m.filename for m in members) == [
+        "fill.npy",
+        "index.npy",
+        "shape.npy",
+        "value.npy",
+    ]
+    assert all(m.compress_type == zipfile.ZIP_DEFLATED for m in members)
+    with np.load(tmp_path / "a.npz", allow_pickle=False) as z:
+        assert z["index"].size == 500 and float(z["fill"]) == 0.0
+    back = read_sparse(tmp_path / "a.npz", array.shape)
+    assert back.dtype == np.float32 and np.array_equal(back, array)
