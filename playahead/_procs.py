@@ -1,9 +1,10 @@
 """Child processes that never outlive their parent (evaluation workers, search
-workers of ``playahead serve``), and the signal handlers that let a training run
-stop with a checkpoint."""
+workers of ``playahead serve``), the signal handlers that let a training run
+stop with a checkpoint, and commands whose reader may stop early (``| head``)."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -48,3 +49,17 @@ def on_signals(signals, handler):
             signal.signal(sig, old)
 
     return restore
+
+
+@contextlib.contextmanager
+def reader_may_leave():
+    """Let the reader of standard output stop early (``playahead ... | head``): what
+    the command would still print is dropped, with no traceback, and the process
+    exits with 141, as a command that SIGPIPE ended does."""
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the flush at exit then goes nowhere
+        raise SystemExit(141) from None

@@ -651,3 +651,25 @@ def test_a_checkpoint_array_is_a_deflated_npz_read_back_exactly(tmp_path):
         assert z["index"].size == 500 and float(z["fill"]) == 0.0
     back = read_sparse(tmp_path / "a.npz", array.shape)
     assert back.dtype == np.float32 and np.array_equal(back, array)
+
+
+def test_info_into_a_reader_that_stopped_ends_without_a_traceback():
+    """``python -m playahead.ntuple.packaged info FILE | head``: a reader that left
+    before the output gets no traceback on the terminal, only the exit status of a
+    command SIGPIPE ended."""
+    import subprocess
+    import sys
+
+    from playahead.ntuple.packaged import DATA
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "playahead.ntuple.packaged", "info"]
+        + [str(DATA / "threes-ntuple.npz")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    proc.stdout.close()  # the reader leaves before the first line
+    err = proc.stderr.read()
+    proc.wait(timeout=120)
+    assert proc.returncode == 141 and err == ""

@@ -591,4 +591,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from playahead._procs import reader_may_leave
+
+    with reader_may_leave():
+        code = main()
+    raise SystemExit(code)
