@@ -160,6 +160,7 @@ def _check_against_record(tmp_path, train_steps: int, games: int = 2) -> set[str
     return set(fresh)
 
 
+@pytest.mark.slow  # trains the record's 3,000-game n-tuple net first
 def test_the_committed_demo_record_is_what_the_demo_plays(tmp_path):
     # the search agents and the n-tuple learner (trained as the record's command
     # says); MaskablePPO's part is the slow test below

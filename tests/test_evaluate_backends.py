@@ -84,6 +84,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_result(tmp_path):
     assert sorted(keys) == sorted((s, i) for s in ("random", DAWDLE) for i in range(8))
 
 
+@pytest.mark.slow  # a Ray cluster takes about a minute to start and stop
 def test_ray_backend_on_a_loopback_cluster_matches_local(tmp_path, monkeypatch):
     # Keep Ray on 127.0.0.1 (read when ray is imported) and quiet.
     monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")

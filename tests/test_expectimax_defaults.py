@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import playahead
 from playahead.agents import make_agent, resolved_options
 from playahead.planners.expectimax import (
     AUTO_BUDGET,
@@ -21,8 +22,9 @@ from playahead.planners.expectimax import (
     LEARNED_AUTO_2048,
     ExpectimaxAgent,
 )
+from tests.test_expectimax import assert_ignores_the_env_generator
 from tests.test_expectimax_budget import played
-from tests.test_expectimax_leaves import model_dir
+from tests.test_expectimax_leaves import _played, model_dir, shipped  # noqa: F401
 
 THREES = "Threes-v0"
 
@@ -219,3 +221,25 @@ def test_the_agents_page_states_the_learned_defaults():
         f"within {auto['budget']:,} nodes"
     )
     assert want in text
+
+
+# The default evaluator's choice, not a kernel check: make test-nojit leaves these out
+@pytest.mark.parametrize("spec", ["expectimax", "expectimax:evaluator=features"])
+def test_the_default_threes_search_ignores_the_env_generator(spec):
+    """Threes' default (the net playahead ships, at the automatic depth) and the
+    former one decide alike whatever the env's generator and deck order."""
+    assert_ignores_the_env_generator(lambda: playahead.make_agent(spec, seed=3))
+
+
+@pytest.mark.usefixtures("shipped")
+def test_the_default_threes_evaluator_is_the_shipped_net():
+    """``expectimax`` on Threes reads the packaged net (here a stand-in), as
+    ``evaluator=ntuple`` does, and searches as it does; 2048 never reads it."""
+    env = _played("Threes-v0")
+    default = playahead.make_agent("expectimax", seed=0).analyze(env)
+    given = playahead.make_agent("expectimax:evaluator=ntuple", seed=0).analyze(env)
+    assert default.stats["evaluator"] == "ntuple" and default.value_kind == "score"
+    np.testing.assert_array_equal(default.values, given.values)
+    assert default.stats["depth"] == given.stats["depth"] == 5
+    features = playahead.make_agent("expectimax:evaluator=features", seed=0)
+    assert features.analyze(env).value_kind == "eval"

@@ -255,26 +255,6 @@ def test_packaged_leaves_ignore_the_env_generator(shipped):
     )
 
 
-@pytest.mark.parametrize("spec", ["expectimax", "expectimax:evaluator=features"])
-def test_the_default_threes_search_ignores_the_env_generator(spec):
-    """Threes' default (the net playahead ships, at the automatic depth) and the
-    former one decide alike whatever the env's generator and deck order."""
-    assert_ignores_the_env_generator(lambda: playahead.make_agent(spec, seed=3))
-
-
-def test_the_default_threes_evaluator_is_the_shipped_net(shipped):
-    """``expectimax`` on Threes reads the packaged net (here a stand-in), as
-    ``evaluator=ntuple`` does, and searches as it does; 2048 never reads it."""
-    env = _played("Threes-v0")
-    default = playahead.make_agent("expectimax", seed=0).analyze(env)
-    given = playahead.make_agent("expectimax:evaluator=ntuple", seed=0).analyze(env)
-    assert default.stats["evaluator"] == "ntuple" and default.value_kind == "score"
-    np.testing.assert_array_equal(default.values, given.values)
-    assert default.stats["depth"] == given.stats["depth"] == 5
-    features = playahead.make_agent("expectimax:evaluator=features", seed=0)
-    assert features.analyze(env).value_kind == "eval"
-
-
 def test_packaged_net_is_the_games_own(shipped, tmp_path, monkeypatch):
     """``evaluator=ntuple`` reads the net shipped for the game being played: on
     2048, while only a Threes net ships, one line says so (and what plays without

@@ -11,7 +11,9 @@ from benchmarks.records import strength
 @pytest.fixture
 def tiny(monkeypatch):
     monkeypatch.setitem(
-        strength.SETTINGS, "tiny", strength.Setting("2048-v0", "expectimax:depth=1", 3)
+        strength.SETTINGS,
+        "tiny",
+        strength.Setting("2048-v0", "expectimax:depth=1,evaluator=features", 3),
     )
     return "tiny"
 
@@ -26,7 +28,7 @@ def test_results_file_schema(tiny, tmp_path):
     assert "--games 2 --seed 0" in on_disk["command"]
     assert (on_disk["env"], on_disk["agent"], on_disk["seed"]) == (
         "2048-v0",
-        "expectimax:depth=1",
+        "expectimax:depth=1,evaluator=features",
         0,
     )
     assert [g["index"] for g in on_disk["games"]] == [0, 1]

@@ -15,7 +15,9 @@ from tests.test_expectimax_clocks import fast_clocks
 @pytest.fixture
 def tiny(monkeypatch):
     monkeypatch.setitem(
-        strength.SETTINGS, "tiny", strength.Setting("2048-v0", "expectimax:depth=1", 3)
+        strength.SETTINGS,
+        "tiny",
+        strength.Setting("2048-v0", "expectimax:depth=1,evaluator=features", 3),
     )
     return "tiny"
 
