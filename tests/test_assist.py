@@ -16,7 +16,7 @@ BOARD = "1 2 0 3 / 0 6 0 0 / 0 0 3 0 / 2 0 0 1"
 #: Fast searches, so the tests stay quick (values are not the point here).
 AGENTS = {
     "threes": "expectimax:depth=1,evaluator=features",
-    "2048": "expectimax:depth=1",
+    "2048": "expectimax:depth=1,evaluator=features",
 }
 AGENT = AGENTS["threes"]
 
