@@ -320,11 +320,7 @@ def test_a_second_run_into_a_live_runs_directory_is_refused(tmp_path):
     assert resumed.meta["games"] == stopped + 300
 
 
-@pytest.mark.parametrize(
-    "signame",
-    # SIGINT takes SIGTERM's path (one handler for both); it runs with the slow tests
-    ["SIGTERM", pytest.param("SIGINT", marks=pytest.mark.slow), "SIGKILL"],
-)
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT", "SIGKILL"])
 def test_a_stopped_run_resumes_to_the_same_network(tmp_path, signame):
     """The default recipe (TD(lambda), TC accumulators, restarts), stopped by
     ``kill`` or Ctrl-C (a checkpoint after the current chunk of games) or by
