@@ -144,6 +144,18 @@ def test_preview_code_reads_only_the_preview():
     assert k.preview_code(pack_cards(0, 0, 0, 2, 2)) == 1
 
 
+def _train_games(g, n, alpha, lam, restart, rng, out, e, a, boards, cards, share, **kw):
+    """``td.train_games`` with the argument types the trainer passes it (flat
+    accumulators, every option given), so these tests run the kernel the trainer
+    compiled instead of compiling one of their own."""
+    search_share, online = float(kw.pop("search_share", 0.0)), kw.pop("online", False)
+    assert not kw, kw
+    return td.train_games(
+        g, n, float(alpha), float(lam), bool(restart), rng, out, e.reshape(-1),
+        a.reshape(-1), boards, cards, float(share), search_share, None, bool(online),
+    )  # fmt: skip
+
+
 def _rules(game):
     if game == 0:
         return (*twenty48.TABLES, 0)
@@ -187,9 +199,7 @@ def test_training_matches_reference(game, n_games, tc, stages, lam, restart):
     rng = np.random.default_rng(11)
     ranks = np.array(stages, np.int64)
     g = td.td_game(game, weights, runs, ranks, *rules)
-    n = td.train_games(
-        g, n_games, 0.1, lam, restart, rng, out, e, a, *td.NO_STARTS, 0.0
-    )
+    n = _train_games(g, n_games, 0.1, lam, restart, rng, out, e, a, *td.NO_STARTS, 0.0)
     rows, updates = naive.train(
         game,
         n_games,
@@ -247,9 +257,21 @@ def test_online_training_matches_reference(game, n_games, tc, stages, restart, p
     else:
         g = td.td_game(game, weights, runs, ranks, *rules)
         e_k, a_k = (e, a) if tc else (np.zeros(0, np.float32),) * 2
-    args = (*td.NO_STARTS, 0.0, 0.0, None, True)
     rng = np.random.default_rng(5)
-    n = td.train_games(g, n_games, 0.1, 0.0, restart, rng, out, e_k, a_k, *args)
+    n = _train_games(
+        g,
+        n_games,
+        0.1,
+        0.0,
+        restart,
+        rng,
+        out,
+        e_k,
+        a_k,
+        *td.NO_STARTS,
+        0.0,
+        online=True,
+    )
     if packed:
         td.unpack(net, weights, e, a)
     rows, updates = naive.train(
@@ -274,7 +296,7 @@ def test_online_training_matches_reference(game, n_games, tc, stages, restart, p
         assert a.max() > 0
     gb = td.td_game(game, backward, runs, ranks, *rules)
     none = np.zeros(0, np.float32)
-    td.train_games(
+    _train_games(
         gb,
         n_games,
         0.1,
@@ -295,7 +317,7 @@ def _train_kernel(game, lam, weights, seed=3, n_games=2, starts=td.NO_STARTS, sh
     out = np.empty((n_games, 3), np.int64)
     rng = np.random.default_rng(seed)
     g = td.td_game(game, weights, runs, (), *_rules(game))
-    td.train_games(g, n_games, 0.1, lam, False, rng, out, none, none, *starts, share)
+    _train_games(g, n_games, 0.1, lam, False, rng, out, none, none, *starts, share)
     return out
 
 
@@ -326,7 +348,7 @@ def test_stage_stop_trains_one_stage_against_the_next(game, stages, stop, lam):
     out = np.empty((3, 3), np.int64)
     g = td.td_game(game, weights, runs, stages, *rules, stop_rank=stop)
     rng = np.random.default_rng(4)
-    n = td.train_games(g, 3, 0.1, lam, False, rng, out, e, a, boards, cards_at, 1.0)
+    n = _train_games(g, 3, 0.1, lam, False, rng, out, e, a, boards, cards_at, 1.0)
     rows, updates = naive.train(
         game,
         3,
@@ -512,11 +534,11 @@ def test_training_keeps_its_pinned_bits(name, tc, lam, restart, rate, packed):
         both = td.pack(weights, e, a)
         g = td.td_game(0, both, runs, (), *twenty48.TABLES, spread=3)
         none = np.zeros(0, np.float32)
-        td.train_games(g, 6, rate, lam, restart, rng, out, none, none, *td.NO_STARTS, 0)
+        _train_games(g, 6, rate, lam, restart, rng, out, none, none, *td.NO_STARTS, 0)
         td.unpack(both, weights, e, a)
     else:
         g = td.td_game(0, weights, runs, (), *twenty48.TABLES)
-        td.train_games(g, 6, rate, lam, restart, rng, out, e, a, *td.NO_STARTS, 0.0)
+        _train_games(g, 6, rate, lam, restart, rng, out, e, a, *td.NO_STARTS, 0.0)
     digest = hashlib.sha256()
     for array in (weights, e, a, out):
         digest.update(array.tobytes())
