@@ -3,8 +3,7 @@ NUMBA_DISABLE_JIT=1, see the Makefile), and the 8 symmetries."""
 
 from __future__ import annotations
 
-import os
-
+import numba
 import numpy as np
 import pytest
 
@@ -144,15 +143,15 @@ def test_preview_code_reads_only_the_preview():
     assert k.preview_code(pack_cards(0, 0, 0, 2, 2)) == 1
 
 
-def _train_games(g, n, alpha, lam, restart, rng, out, e, a, boards, cards, share, **kw):
+def _train_games(
+    g, n, alpha, lam, restart, rng, out, e, a, boards, cards, share, *, online=False
+):
     """``td.train_games`` with the argument types the trainer passes it (flat
     accumulators, every option given), so these tests run the kernel the trainer
     compiled instead of compiling one of their own."""
-    search_share, online = float(kw.pop("search_share", 0.0)), kw.pop("online", False)
-    assert not kw, kw
     return td.train_games(
         g, n, float(alpha), float(lam), bool(restart), rng, out, e.reshape(-1),
-        a.reshape(-1), boards, cards, float(share), search_share, None, bool(online),
+        a.reshape(-1), boards, cards, float(share), 0.0, None, online,
     )  # fmt: skip
 
 
@@ -458,7 +457,7 @@ def test_search_driven_games_play_the_planners_moves(depth, monkeypatch):
     g = td.td_game(1, weights, runs, stages, moves, rewards, bonus)
     search = td.fixed_search(g, depth, 16)
     # test-nojit runs the search as plain Python: the game's first 40 moves, 10 checked
-    plain = os.environ.get("NUMBA_DISABLE_JIT") == "1"
+    plain = bool(numba.config.DISABLE_JIT)
     trail = td.trail_buffers(runs, 40 if plain else 4000, True)
     states, cards_at = trail.states, trail.cards
     _, _, n = td.play(g, np.random.default_rng(21), trail, 0, 0, search)

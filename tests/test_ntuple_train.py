@@ -259,7 +259,7 @@ def test_cli_resume_continues(tmp_path):
     assert bad.returncode != 0 and "hex cells" in bad.stderr
 
 
-#: the CLI command of a long 2048 run with a checkpoint every 1,000 games
+#: the CLI command of a long 2048 run with a checkpoint every 200 games
 _LONG = [sys.executable, "-m", "playahead", "train", "ntuple", "--env", "2048-v0"]
 _LONG += ["--games", "50000000", "--patterns", ",".join(SMALL), "--eval-every", "200"]
 _LONG += ["--eval-games", "2", "--no-progress", "--no-tensorboard"]

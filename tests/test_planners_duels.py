@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import functools
-import os
 
+import numba
 import numpy as np
 import pytest
 
@@ -185,7 +185,7 @@ def test_chips_last_chip_follows_the_fibonacci_rule():
     agent = playahead.make_agent("minimax", seed=0)
     # piles to 35 (past 34, a Fibonacci number; the search's cost doubles about every
     # two chips); to 16 when the kernel runs as plain Python (make test-nojit)
-    top = 16 if os.environ.get("NUMBA_DISABLE_JIT") == "1" else 35
+    top = 16 if numba.config.DISABLE_JIT else 35
     for n in range(2, top + 1):
         env = ChipsEnv(n=n, opponent=None)
         env.reset(seed=0)

@@ -38,7 +38,11 @@ def score_table(game: str) -> tuple[np.ndarray, float]:
     """``(table, reward_weight)``: the game's score as a row table. Threes: half the
     board's score on each of rows and columns (the sum is the exact score). 2048: a
     table of zeros and ``reward_weight`` 1, the search adding each move's merge
-    reward instead."""
+    reward instead. The table is read-only: every search reads it so, and the
+    planner's search and the training search then share one compiled kernel."""
     if game == "2048":
-        return np.zeros(1 << 16), 1.0
-    return threes.tables(True)[2].astype(np.float64) / 2.0, 0.0
+        table, reward_weight = np.zeros(1 << 16), 1.0
+    else:
+        table, reward_weight = threes.tables(True)[2].astype(np.float64) / 2.0, 0.0
+    table.setflags(write=False)
+    return table, reward_weight

@@ -222,7 +222,6 @@ def fixed_search(g: TDGame, depth: int, tt_bits: int = 20) -> FixedSearch:
     to ``depth`` at a 0.01 probability cut-off, bonus values alike, leaves clamped at
     0, with a transposition table of ``2**tt_bits`` entries."""
     table, reward_weight = score_table("Threes")
-    table.setflags(write=False)  # as the planner's: one compiled search serves both
     counters = np.array([0, 0, 1 << 62], np.int64)
     ctx = search_context(g.moves, g.rewards, table, new_table(tt_bits), counters)
     cfg = search_config(0.01, reward_weight, 0, tt_bits, True, False)
