@@ -146,13 +146,20 @@ def test_preview_code_reads_only_the_preview():
 def _train_games(
     g, n, alpha, lam, restart, rng, out, e, a, boards, cards, share, *, online=False
 ):
-    """``td.train_games`` with the argument types the trainer passes it (flat
-    accumulators, every option given), so these tests run the kernel the trainer
+    """``td.run_games``, the trainer's way in: these tests run the kernel the trainer
     compiled instead of compiling one of their own."""
-    return td.train_games(
-        g, n, float(alpha), float(lam), bool(restart), rng, out, e.reshape(-1),
-        a.reshape(-1), boards, cards, float(share), 0.0, None, online,
-    )  # fmt: skip
+    return td.run_games(
+        g,
+        n,
+        alpha,
+        lam,
+        restart,
+        rng,
+        out,
+        (e, a),
+        (boards, cards, share),
+        online=online,
+    )
 
 
 def _rules(game):

@@ -580,11 +580,13 @@ def test_greedy_evaluation_reads_a_packaged_net(tmp_path):
     assert c["first_seed"] == 7 and [g["seed"] for g in other] == [7, 8]
 
 
-def test_a_stepped_shipped_net_is_kept_decoded_between_processes(tmp_path, monkeypatch):
+def test_a_stepped_net_is_kept_decoded_between_processes(tmp_path, monkeypatch):
     """The first read decodes the file and keeps the int16 multiples under the cache
     directory; the next reads them without decoding, the same weights; a damaged copy
-    is decoded anew, never used; ``PLAYAHEAD_CACHE=off`` keeps none."""
-    path, sha = packaged.packaged_path("2048-v0")
+    is decoded anew, never used; ``PLAYAHEAD_CACHE=off`` keeps none. (A small net
+    stepped as the shipped 2048 net is: the same code path, a fraction of its size.)"""
+    path = tmp_path / "stepped.npz"
+    sha = packaged.export_packaged(net_2048(tmp_path, stages=()), path, step=16.0)
     monkeypatch.setenv("PLAYAHEAD_CACHE", str(tmp_path))
     first = packaged.read_packaged(path, sha, "monotonic", keep_steps=True)
     kept = tmp_path / "nets" / f"{sha}.npy"

@@ -74,12 +74,25 @@ _BUILD_THREES_NET = (
 )
 
 
-#: The float32 2048 net the shipped one was written from (step 16): the 1M run's
-#: checkpoint at 130,000 games (``benchmarks/results/ntuple-2048-1m/``).
-NET_2048 = "runs/2048-nt-130k"
+#: The float32 2048 net the shipped one was written from (step 16): the 5 x 6 run's
+#: checkpoint at 230,000 games (``benchmarks/results/ntuple-2048-5x6/``). Two threads
+#: trained it, racing over one net, so a rebuild learns a net of its own: the copy
+#: kept outside the work tree is the one the record was played with.
+NET_2048 = "runs/2048-nt-5x6-230k"
 _BUILD_2048_NET = (
+    "copy weights.npz and model.json of ~/.cache/playahead/2048-nt-5x6-230k/ (the "
+    "5 x 6 run's checkpoint at 230,000 games) to "
+    f"{NET_2048}; without it, playahead train ntuple --env 2048-v0 --patterns 5x6 "
+    "--games 230000 --seed 0 --eval-every 5000 --eval-games 100 --workers 2 "
+    f"--out {NET_2048} trains a net of the same recipe (not the same bits)"
+)
+#: The 4 x 6 net shipped before it (its float32 weights): the 1M run's checkpoint at
+#: 130,000 games (``benchmarks/results/ntuple-2048-1m/``), one worker, so the command
+#: rebuilds the same net.
+NET_2048_4X6 = "runs/2048-nt-130k"
+_BUILD_2048_4X6 = (
     "playahead train ntuple --env 2048-v0 --games 130000 --seed 0 --eval-every 5000 "
-    f"--eval-games 100 --out {NET_2048}"
+    f"--eval-games 100 --out {NET_2048_4X6}"
 )
 
 #: The command that builds the tuned Threes net, from nothing.
@@ -186,11 +199,16 @@ SETTINGS: dict[str, Setting] = {
         50,
         build=_BUILD_2048_NET,
     ),
+    # the same search over the 4 x 6 net shipped before (float32)
+    "2048-4x6-float32": Setting(
+        "2048-v0",
+        f"expectimax:evaluator=ntuple:path={NET_2048_4X6}",
+        50,
+        build=_BUILD_2048_4X6,
+    ),
     # the hand-made search the learned default replaced: ten times slower a move
     "2048-monotonic": Setting("2048-v0", "expectimax:evaluator=monotonic", 10),
     "2048-d2": Setting("2048-v0", "expectimax:max_depth=2,evaluator=monotonic", 100),
-    # the default with tile-downgrading from 16384 instead of 32768 (a probe)
-    "2048-downgrade-16384": Setting("2048-v0", "expectimax:downgrade=16384", 16),
 }
 
 MILESTONES = {

@@ -120,8 +120,8 @@ def _start_model(start, warmup: int) -> NTupleModel:
         0, model.weights, k.pattern_runs(model.cells), ONE_STAGE, *twenty48.TABLES
     )
     rng, rows = np.random.default_rng(0), np.empty((warmup, 3), np.int64)
-    td.train_games(
-        g, warmup, 0.1, 0.0, False, rng, rows, none, none, *td.NO_STARTS, 0.0
+    td.run_games(
+        g, warmup, 0.1, 0.0, False, rng, rows, (none, none), (*td.NO_STARTS, 0.0)
     )
     model.meta["games"] = warmup
     return model
@@ -148,8 +148,8 @@ def measure(
 
     def fused(w, rng):
         g = td.td_game(0, w, runs, ONE_STAGE, moves, rewards)
-        return td.train_games(
-            g, games, 0.1, 0.0, False, rng, rows, none, none, *td.NO_STARTS, 0.0
+        return td.run_games(
+            g, games, 0.1, 0.0, False, rng, rows, (none, none), (*td.NO_STARTS, 0.0)
         )
 
     def unfused(w, rng):
@@ -159,7 +159,9 @@ def measure(
     small_runs = k.pattern_runs(small.cells)
     g = td.td_game(0, small.weights, small_runs, ONE_STAGE, moves, rewards)
     rng = np.random.default_rng(0)
-    td.train_games(g, 1, 0.1, 0.0, False, rng, rows[:1], none, none, *td.NO_STARTS, 0.0)
+    td.run_games(
+        g, 1, 0.1, 0.0, False, rng, rows[:1], (none, none), (*td.NO_STARTS, 0.0)
+    )
     unfused_games(
         1, 0.1, small.weights, small.cells, np.random.default_rng(0), moves, rewards
     )

@@ -106,8 +106,12 @@ class SearchContext(NamedTuple):
 def search_context(moves, rewards, table, tt, counters) -> SearchContext:
     """The :class:`SearchContext` of a search over the game's row tables ``moves``,
     ``rewards``, the evaluator's ``table``, the transposition table ``tt``
-    (:func:`new_table`) and ``counters``."""
-    return SearchContext(moves, rewards, table, tt[0], tt[1], counters)
+    (:func:`new_table`) and ``counters``. The search reads ``table`` through a
+    read-only view, whichever evaluator made it, so every search of a game shares one
+    compiled kernel per leaf net type."""
+    view = table.view()
+    view.flags.writeable = False
+    return SearchContext(moves, rewards, view, tt[0], tt[1], counters)
 
 
 class SearchConfig(NamedTuple):

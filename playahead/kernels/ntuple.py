@@ -101,18 +101,12 @@ def value(board, code, weights, cells):
     float64 and in a fixed order: one partial sum per image ``s`` over the patterns,
     then the eight partial sums as a balanced tree (eight independent additions are
     faster than one chain; :func:`read` adds in the same order)."""
-    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
+    a = np.zeros(8)
     for p in range(cells.shape[0]):
         w = weights[p, code]
-        a0 += np.float64(w[_index(board, cells, p, 0)])
-        a1 += np.float64(w[_index(board, cells, p, 1)])
-        a2 += np.float64(w[_index(board, cells, p, 2)])
-        a3 += np.float64(w[_index(board, cells, p, 3)])
-        a4 += np.float64(w[_index(board, cells, p, 4)])
-        a5 += np.float64(w[_index(board, cells, p, 5)])
-        a6 += np.float64(w[_index(board, cells, p, 6)])
-        a7 += np.float64(w[_index(board, cells, p, 7)])
-    return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+        for s in range(8):  # a variable image: one compiled _index, not eight
+            a[s] += np.float64(w[_index(board, cells, p, s)])
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))
 
 
 @nb.njit(cache=True)

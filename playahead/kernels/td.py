@@ -511,3 +511,23 @@ def train_games(
                 break
             board, cards = trail.states[n // 2], trail.cards[n // 2]
     return updates
+
+
+def run_games(
+    g, n_games, alpha, lam, restart, rng, out, tc, starts, share=0.0, search=None,
+    online=False,
+) -> int:  # fmt: skip
+    """:func:`train_games` with its arguments' types fixed (floats, bools, flat
+    accumulators, every option given), so the trainer, the benchmarks and the tests
+    all run the one compiled kernel of each kind of game (with or without a search).
+    ``tc``: ``(tc_e, tc_a)``; ``starts``: ``(start_boards, start_cards,
+    start_share)``; ``share``: ``search_share``."""
+    tc_e, tc_a = tc
+    boards, cards, start_share = starts
+    return int(
+        train_games(
+            g, int(n_games), float(alpha), float(lam), bool(restart), rng, out,
+            tc_e.reshape(-1), tc_a.reshape(-1), boards, cards, float(start_share),
+            float(share), search, bool(online),
+        )
+    )  # fmt: skip

@@ -64,7 +64,7 @@ from playahead.ntuple.model import (
 DATA = Path(__file__).resolve().parent.parent / "data"
 #: env id -> (file name under ``playahead/data``, sha256 of the file). How the nets
 #: were trained and how to resume them: ``benchmarks/results/ntuple-threes-staged/``
-#: (Threes) and ``benchmarks/results/ntuple-2048-1m/`` (2048, exported with step 16:
+#: (Threes) and ``benchmarks/results/ntuple-2048-5x6/`` (2048, exported with step 16:
 #: ``benchmarks/results/ntuple-2048-compact/``).
 PACKAGED: dict[str, tuple[str, str]] = {
     "Threes-v0": (
@@ -73,7 +73,7 @@ PACKAGED: dict[str, tuple[str, str]] = {
     ),
     "2048-v0": (
         "2048-ntuple.npz",
-        "4c0bccd538c1ae60f52984cd063fe776a5102d3fd4b6b2668906848294fc91dc",
+        "146977e21da2a57c8802f298c61217d245f28a827909f2b904efb1ba37356a51",
     ),
 }
 #: env id -> the hand-made evaluator that plays without the packaged net.

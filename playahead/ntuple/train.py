@@ -649,8 +649,8 @@ class _Trainer:
         lr, lam, restart, online = self.recipe
         search = self._search(i)
         share = self.search_share if search is not None else 0.0
-        args = (self.game, n, lr, lam, restart, rng, out, *self.tc, *self.starts)
-        return int(td.train_games(*args, share, search, online))
+        args = (self.game, n, lr, lam, restart, rng, out, self.tc, self.starts)
+        return td.run_games(*args, share, search, online)
 
     def __call__(self, n: int, rng, workers: int):
         self._trained = self._trained or n > 0
