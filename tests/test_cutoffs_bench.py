@@ -34,3 +34,30 @@ def test_bad_options_are_refused(capsys):
     with pytest.raises(SystemExit):
         cutoffs.main(["--games", "0"])
     assert "--games must be in 1..100" in capsys.readouterr().err
+
+
+def test_2048_rows_search_over_the_shipped_net():
+    """``--game 2048``: the settings search 2048 positions over the shipped net; a
+    setting that is the reference agrees with it everywhere, and the title names the
+    game."""
+    import gymnasium as gym
+
+    import playahead  # noqa: F401
+
+    env = gym.make("2048-v0")
+    env.reset(seed=3)
+    states = []
+    for _ in range(3):
+        for _ in range(30):
+            env.step(int(env.unwrapped.action_masks().argmax()))
+        states.append(env.unwrapped.clone_state())
+    rows = cutoffs.table(
+        states,
+        settings=[("same", {"depth": 1, "prob_cutoff": 0.01})],
+        reference={"depth": 1, "prob_cutoff": 0.01},
+        game="2048",
+    )
+    assert [r["agrees"] for r in rows] == [1.0, 1.0]
+    text = cutoffs.markdown(rows, "python -m benchmarks cutoffs --game 2048", 3, "2048")
+    assert text.startswith("# 2048 expectimax over the shipped net")
+    assert "depth=5, prob_cutoff=0.001" in text

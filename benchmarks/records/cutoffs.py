@@ -1,15 +1,16 @@
-"""What a Threes expectimax costs by depth and probability cut-off, and how often it
-picks the move of a deeper reference search.
+"""What an expectimax search costs by depth and probability cut-off, and how often it
+picks the move of a deeper reference search: Threes over the ``features`` evaluator,
+2048 over the net playahead ships (``--game 2048``).
 
-    python -m benchmarks cutoffs [--games 3] [--every 12] [--out FILE]
+    python -m benchmarks cutoffs [--game threes|2048] [--games 3] [--every N]
 
-Positions: every ``--every``-th position from move 120 on of ``--games`` seeded games
-(seeds 0, 1, ...) of ``expectimax:depth=2``. Every setting of :data:`SETTINGS`, each
-over the ``features`` evaluator, decides each position; the table gives its mean, p90
-and worst CPU milliseconds per decision (``time.thread_time``), its mean depth, and the
-share of positions where it picks the same move as :data:`REFERENCE`. Agreement is a
-proxy for strength, not strength: whole games (``python -m benchmarks strength``)
-decide.
+Positions: every ``--every``-th position (Threes: 12, 2048: 400) from move 120
+(2048: 500) on of ``--games`` seeded games (seeds 0, 1, ...) of a shallow search over
+the same evaluator (:data:`GAMES`). Every setting of the game decides each position;
+the table gives its mean, p90 and worst CPU milliseconds per decision
+(``time.thread_time``), its mean depth, and the share of positions where it picks the
+same move as the game's reference search. Agreement is a proxy for strength, not
+strength: whole games (``python -m benchmarks strength``) decide.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -25,12 +27,10 @@ import playahead  # noqa: F401
 from benchmarks.common import sampled_states
 from playahead.planners.expectimax import ExpectimaxAgent
 
-RESULTS = (
-    Path(__file__).resolve().parent.parent / "results" / "cutoffs" / "threes-cutoffs.md"
-)
-#: The deeper search the others are compared with.
+RESULTS = Path(__file__).resolve().parent.parent / "results" / "cutoffs"
+#: The deeper search the others are compared with (Threes).
 REFERENCE = {"depth": 5, "prob_cutoff": 1e-4}
-#: (label, ExpectimaxAgent options) in table order.
+#: (label, ExpectimaxAgent options) in table order (Threes).
 SETTINGS = [
     ("features' own defaults: automatic depth (6), cut-off 1e-3", {}),
     (
@@ -47,18 +47,60 @@ SETTINGS = [
     ("depth 6, cut-off 3e-3", {"depth": 6, "prob_cutoff": 3e-3}),
     ("depth 6, cut-off 1e-3", {"depth": 6, "prob_cutoff": 1e-3}),
 ]
+#: 2048 over the shipped net: the default, then depths and cut-offs around it.
+SETTINGS_2048 = [
+    ("the default: depth 2 .. 3 by the board, cut-off 0.01", {}),
+    ("depth 2, cut-off 0.01", {"depth": 2, "prob_cutoff": 0.01}),
+    ("depth 3, cut-off 0.01", {"depth": 3, "prob_cutoff": 0.01}),
+    ("depth 3, cut-off 0.003", {"depth": 3, "prob_cutoff": 0.003}),
+    ("depth 2 .. 4 by the board, cut-off 0.01", {"max_depth": 4}),
+    ("depth 4, cut-off 0.01", {"depth": 4, "prob_cutoff": 0.01}),
+    ("depth 4, cut-off 0.003", {"depth": 4, "prob_cutoff": 0.003}),
+]
 
 
-def positions(n_games: int, every: int, first: int = 120) -> list:
-    """Threes states from seeded games of a depth-2 expectimax (tuned features)."""
-    agent = ExpectimaxAgent(depth=2, seed=0, evaluator="features")
-    return list(sampled_states("Threes-v0", agent, every, first, range(n_games)))
+class Game(NamedTuple):
+    """What the benchmark runs on one game."""
+
+    env: str
+    #: the evaluator every search uses.
+    evaluator: str
+    #: the searches that make the positions, and the first move picked.
+    positions_depth: int
+    first: int
+    every: int
+    settings: list
+    reference: dict
+    out: Path
+    title: str
 
 
-def decide(options: dict, states: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+GAMES = {
+    "threes": Game(
+        "Threes-v0", "features", 2, 120, 12, SETTINGS, REFERENCE,
+        RESULTS / "threes-cutoffs.md", "Threes expectimax",
+    ),
+    "2048": Game(
+        "2048-v0", "ntuple", 1, 500, 400, SETTINGS_2048,
+        {"depth": 5, "prob_cutoff": 1e-3}, RESULTS / "2048-cutoffs.md",
+        "2048 expectimax over the shipped net",
+    ),
+}  # fmt: skip
+
+
+def positions(n_games: int, every: int, first: int = 120, game: str = "threes"):
+    """States of ``game`` from seeded games of a shallow expectimax over the game's
+    evaluator."""
+    g = GAMES[game]
+    agent = ExpectimaxAgent(depth=g.positions_depth, seed=0, evaluator=g.evaluator)
+    return list(sampled_states(g.env, agent, every, first, range(n_games)))
+
+
+def decide(options: dict, states: list, game: str = "threes"):
     """(moves, CPU seconds, depths) of ``ExpectimaxAgent(**options)`` on ``states``."""
-    env = gym.make("Threes-v0")
-    agent = ExpectimaxAgent(seed=0, **{"evaluator": "features", **options})
+    g = GAMES[game]
+    env = gym.make(g.env)
+    agent = ExpectimaxAgent(seed=0, **{"evaluator": g.evaluator, **options})
     env.unwrapped.restore_state(states[0])
     agent.analyze(env)  # compile or load the kernels outside the timing
     moves, seconds, depths = [], [], []
@@ -72,10 +114,12 @@ def decide(options: dict, states: list) -> tuple[np.ndarray, np.ndarray, np.ndar
     return np.array(moves), np.array(seconds), np.array(depths)
 
 
-def table(states: list, settings=SETTINGS, reference=REFERENCE) -> list[dict]:
-    """One row per setting, then the reference's own row."""
-    ref = decide(reference, states)
-    runs = [(label, decide(options, states)) for label, options in settings]
+def table(states: list, settings=None, reference=None, game="threes") -> list[dict]:
+    """One row per setting (default: the game's), then the reference's own row."""
+    g = GAMES[game]
+    settings = g.settings if settings is None else settings
+    ref = decide(g.reference if reference is None else reference, states, game)
+    runs = [(label, decide(options, states, game)) for label, options in settings]
     return [_row(label, got, ref[0]) for label, got in [*runs, ("reference", ref)]]
 
 
@@ -91,10 +135,11 @@ def _row(label: str, got: tuple, ref_moves: np.ndarray) -> dict:
     }
 
 
-def markdown(rows: list[dict], command: str, n_positions: int) -> str:
-    ref = ", ".join(f"{k}={v}" for k, v in REFERENCE.items())
+def markdown(rows: list[dict], command: str, n_positions: int, game="threes") -> str:
+    g = GAMES[game]
+    ref = ", ".join(f"{k}={v}" for k, v in g.reference.items())
     lines = [
-        f"# Threes expectimax: cost by depth and cut-off ({n_positions} positions)",
+        f"# {g.title}: cost by depth and cut-off ({n_positions} positions)",
         "",
         f"    {command}",
         "",
@@ -116,18 +161,26 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks cutoffs", description=__doc__.split("\n")[0]
     )
+    parser.add_argument("--game", choices=sorted(GAMES), default="threes")
     parser.add_argument("--games", type=int, default=3, help="seeded games (3)")
-    parser.add_argument("--every", type=int, default=12, help="moves between picks")
-    parser.add_argument("--out", type=Path, default=RESULTS, help="Markdown file")
+    parser.add_argument(
+        "--every", type=int, help="moves between picks (Threes 12, 2048 400)"
+    )
+    parser.add_argument("--out", type=Path, help="Markdown file (the game's record)")
     args = parser.parse_args(argv)
-    if not 1 <= args.games <= 100 or not 1 <= args.every <= 1000:
+    g = GAMES[args.game]
+    every = g.every if args.every is None else args.every
+    if not 1 <= args.games <= 100 or not 1 <= every <= 1000:
         parser.error("--games must be in 1..100 and --every in 1..1000")
-    states = positions(args.games, args.every)
-    rows = table(states)
+    states = positions(args.games, every, g.first, args.game)
+    rows = table(states, game=args.game)
     command = "python -m benchmarks cutoffs"
-    if (args.games, args.every) != (3, 12):
-        command += f" --games {args.games} --every {args.every}"
-    text = markdown(rows, command, len(states))
+    if args.game != "threes":
+        command += f" --game {args.game}"
+    if (args.games, every) != (3, g.every):
+        command += f" --games {args.games} --every {every}"
+    text = markdown(rows, command, len(states), args.game)
     print(text)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text)
+    out = g.out if args.out is None else args.out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
