@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --disable-pip-version-check -q -c constraints.txt
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: demo test test-slow test-nojit test-thirdparty bench lint clean media strength \
+.PHONY: demo test test-pytest test-slow test-nojit test-thirdparty bench lint clean media strength \
 	loadtest docs
 
 $(PY):
@@ -28,11 +28,17 @@ demo: $(VENV)/.demo-installed
 	$(PY) -m playahead demo
 	$(ACTIVATE)
 
+# The three parts of `make test` run side by side, two at a time (the pytest run waits
+# on subprocesses, servers and signals for much of its time); each part's output is
+# printed whole when it ends.
 test: $(VENV)/.test-installed
-	$(PY) -m pytest -m "not slow and not thirdparty"
-	$(MAKE) --no-print-directory test-nojit
-	$(MAKE) --no-print-directory docs
+	@echo "make test: pytest, the kernels with the JIT off, then the docs (each part's \
+	output appears when it ends)"
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-pytest test-nojit docs
 	$(ACTIVATE)
+
+test-pytest: $(VENV)/.test-installed
+	$(PY) -m pytest -m "not slow and not thirdparty"
 
 # The documentation site, docs/_build/html/index.html. Warnings are errors, and -n makes
 # a broken cross-reference (or, see docs/conf.py, a public name without a docstring) one.
