@@ -260,9 +260,15 @@ def _stepped(weights, fill, step, meta) -> dict:
 
 
 def _unzigzag(lo, hi) -> np.ndarray:
-    """The int16 multiples of a stepped net from its byte planes."""
-    zz = lo.astype(np.int32) | (hi.astype(np.int32) << 8)
-    return ((zz >> 1) ^ -(zz & 1)).astype(np.int16)
+    """The int16 multiples of a stepped net from its byte planes, :data:`_BLOCK`
+    entries at a time (a first read's peak memory stays near the net's own size)."""
+    out = np.empty(lo.size, np.int16)
+    for a in range(0, lo.size, _BLOCK):
+        zz = lo[a : a + _BLOCK].astype(np.int32) | (
+            hi[a : a + _BLOCK].astype(np.int32) << 8
+        )
+        out[a : a + _BLOCK] = (zz >> 1) ^ -(zz & 1)
+    return out
 
 
 def _decode(mask, values, fill, scale, shape, steps=False) -> np.ndarray:
@@ -407,6 +413,7 @@ def read_packaged(
                 if lo.dtype != np.uint8 or hi.dtype != np.uint8 or lo.shape != hi.shape:
                     raise PackagedNetError("lo/hi have the wrong dtypes")
                 values = _unzigzag(lo, hi)
+                del lo, hi  # the planes are not needed once joined
         meta = json.loads(meta.tobytes().decode())
         env_id = meta["env_id"]
         if env_id not in ENVS:
