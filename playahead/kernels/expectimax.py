@@ -67,6 +67,8 @@ _K1 = np.uint64(0x9E3779B1)
 _K2 = np.uint64(0x85EBCA6B)
 _M24 = np.uint64(0xFFFFFF)
 _M32 = np.uint64(0xFFFFFFFF)
+#: Slots of a 2048 chance node's memo of leaf values (:func:`_leaf_moves_2048`).
+_MEMO_BITS = 6
 _ONES = np.uint64(0x1111111111111111)
 _NIB = np.uint64(0xF)
 _ROW = np.uint64(0xFFFF)
@@ -388,7 +390,12 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
     res = 0.0
     if net is not None:  # a leaf child's four afterstates are looked up together
         found = np.empty(4 * net.idx.shape[0], np.int64)
-        known = np.empty(8)  # each move's table value (NaN: illegal), then reward
+        known = np.empty(12)  # each move's table value (NaN: illegal), reward, net's
+        afters = np.zeros(4, np.uint64)
+        # the net's values of this node's leaf afterstates: children whose tile lands
+        # in the same line often move to the same afterstate
+        memo_keys = np.zeros(1 << _MEMO_BITS, np.uint64)
+        memo_values = np.empty(1 << _MEMO_BITS)
     for cell in range(16):
         at = np.uint64(4 * cell)
         if (board >> at) & _NIB:
@@ -403,8 +410,9 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
             best = 0.0
             if leaf and net is not None:
                 res += p * _leaf_moves_2048(
-                    child, child_t, ctx, reward_weight, net, found, known
-                )
+                    child, child_t, ctx, reward_weight, net,
+                    (found, known, afters, memo_keys, memo_values),
+                )  # fmt: skip
                 continue
             for a in range(4):
                 vertical, side, src, out = _move(child, child_t, a, moves)
@@ -431,12 +439,16 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
 
 
 @nb.njit(cache=True)
-def _leaf_moves_2048(child, child_t, ctx, reward_weight, net, found, known):
+def _leaf_moves_2048(child, child_t, ctx, reward_weight, net, scratch):
     """The best move's value of 2048 position ``child`` whose afterstates are leaves
     (learned value plus the table's, plus the merge reward; 0 if no move is legal):
     the lookups of all four afterstates are written (and prefetched) into ``found``
-    first, then read, so their memory loads overlap (``known``: each move's table
-    value, NaN if illegal, then its reward). Same values, same bits as one at a time."""
+    first, then read, so their memory loads overlap. ``scratch``: ``(found, known,
+    afters, memo_keys, memo_values)``; ``known`` holds each move's table value (NaN
+    if illegal), its reward and its learned value (NaN until read), and the memo the
+    learned values of afterstates met before under the same chance node, read
+    instead of looked up again. Same values, same bits as one at a time."""
+    found, known, afters, memo_keys, memo_values = scratch
     moves, rewards, table, counters = ctx.moves, ctx.rewards, ctx.table, ctx.counters
     width = net.idx.shape[0]
     for a in range(4):
@@ -450,12 +462,24 @@ def _leaf_moves_2048(child, child_t, ctx, reward_weight, net, found, known):
         known[4 + a] = 0.0
         if reward_weight != 0.0:
             known[4 + a] = reward_weight * _reward(src, side, rewards)
-        _net_lookups(out_t if vertical else out, net, found, a * width)
+        after = out_t if vertical else out
+        afters[a] = after
+        slot = _slot(after, np.uint64(0), _MEMO_BITS)
+        if memo_keys[slot] == after:
+            known[8 + a] = memo_values[slot]
+        else:
+            known[8 + a] = np.nan
+            _net_lookups(after, net, found, a * width)
     best = 0.0
     for a in range(4):
         if np.isnan(known[a]):
             continue
-        v = known[a] + _clamped(read(net.flat, found, a * width, width), net)
+        learned = known[8 + a]
+        if np.isnan(learned):
+            learned = _clamped(read(net.flat, found, a * width, width), net)
+            slot = _slot(afters[a], np.uint64(0), _MEMO_BITS)
+            memo_keys[slot], memo_values[slot] = afters[a], learned
+        v = known[a] + learned
         v += known[4 + a]  # the reward after the learned value, as one at a time
         if v > best:
             best = v
