@@ -13,6 +13,9 @@ position reached by a legal move, counted the same way in both searches.
 
 ``python -m benchmarks.speed.bench_expectimax --games 3 --game 2048`` also plays whole
 games with the default agent and prints score, largest tile and time per move (minutes).
+``--decisions`` times the default 2048 search alone on fixed positions
+(:func:`decisions`), and ``--leaf-lookups`` (with ``NUMBA_DISABLE_JIT=1``) counts its
+net lookups there (:func:`leaf_lookups`), to compare two checkouts.
 """
 
 from __future__ import annotations
@@ -143,14 +146,92 @@ def play(game: str, n_games: int, seed: int = 0, **options) -> list[dict]:
     return results
 
 
+def decisions(n_games: int = 3, every: int = 200, first: int = 500, repeats: int = 3):
+    """The default 2048 search deciding the same positions (every ``every``-th from
+    move ``first`` on of ``n_games`` seeded games of a depth-1 search): its CPU
+    milliseconds a decision (the best of ``repeats`` passes), its nodes and a digest
+    of its moves. Two checkouts running it compare their search's speed on the same
+    work: equal nodes and digests mean the same decisions."""
+    import hashlib
+
+    states = list(sampled_states("2048-v0", ExpectimaxAgent(depth=1, seed=0), every,
+                                 first, range(n_games)))  # fmt: skip
+    env = gym.make("2048-v0")
+    agent = ExpectimaxAgent(seed=0)
+    agent.analyze(_restored(env, states[0]))  # compile or load outside the timing
+    best, nodes, moves = float("inf"), 0, []
+    for _ in range(repeats):
+        spent, nodes, moves = 0.0, 0, []
+        for state in states:
+            _restored(env, state)
+            start = time.thread_time()
+            analysis = agent.analyze(env)
+            spent += time.thread_time() - start
+            nodes += analysis.stats["nodes"]
+            moves.append(analysis.action)
+        best = min(best, spent)
+    digest = hashlib.sha256(bytes(moves)).hexdigest()[:12]
+    ms = 1e3 * best / len(states)
+    print(f"2048 default: {len(states)} positions, {ms:.2f} CPU ms a decision (best "
+          f"of {repeats}), {nodes:,} nodes, moves {digest}")  # fmt: skip
+    return {"positions": len(states), "ms": ms, "nodes": nodes, "moves": digest}
+
+
+def leaf_lookups(n_positions: int = 6, every: int = 150, first: int = 300) -> dict:
+    """How many times the default 2048 search looks a leaf afterstate up in the net
+    (:func:`playahead.kernels.expectimax._net_lookups`), and its nodes, on fixed
+    positions (every ``every``-th from move ``first`` on of a seeded game of a depth-1
+    search over ``features``). A count, not a time, so it is the same on any machine;
+    the kernels must run as plain Python (``NUMBA_DISABLE_JIT=1``) for the count to
+    see each call."""
+    import numba
+
+    from playahead.kernels import expectimax as kernels
+
+    if not numba.config.DISABLE_JIT:
+        raise SystemExit("--leaf-lookups counts calls: run it with NUMBA_DISABLE_JIT=1")
+    agent = ExpectimaxAgent(depth=1, seed=0, evaluator="features")
+    states = sampled_states("2048-v0", agent, every, first, range(1))
+    states = list(itertools.islice(states, n_positions))
+    calls = [0]
+    lookups = kernels._net_lookups
+
+    def counted(*args):
+        calls[0] += 1
+        return lookups(*args)
+
+    kernels._net_lookups = counted
+    try:
+        env, search, nodes = gym.make("2048-v0"), ExpectimaxAgent(seed=0), 0
+        for state in states:
+            nodes += search.analyze(_restored(env, state)).stats["nodes"]
+    finally:
+        kernels._net_lookups = lookups
+    print(f"2048 default: {len(states)} positions, {calls[0]:,} leaf lookups, "
+          f"{nodes:,} nodes")  # fmt: skip
+    return {"positions": len(states), "lookups": calls[0], "nodes": nodes}
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=0, help="also play N games")
     parser.add_argument("--game", choices=("2048", "threes"), default="2048")
     parser.add_argument("--depth", type=int, default=None, help="None: automatic")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--decisions", action="store_true", help="time the default 2048 search alone"
+    )
+    parser.add_argument(
+        "--leaf-lookups",
+        action="store_true",
+        help="count the default 2048 search's leaf lookups (NUMBA_DISABLE_JIT=1)",
+    )
     args = parser.parse_args()
-    if args.games:
+    if args.leaf_lookups:
+        leaf_lookups()
+    elif args.decisions:
+        decisions()
+    elif args.games:
         play(args.game, args.games, args.seed, depth=args.depth)
     else:
         main().print()
