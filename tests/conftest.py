@@ -18,3 +18,20 @@ if "PLAYAHEAD_CACHE" not in os.environ:
 
     os.environ["PLAYAHEAD_CACHE"] = tempfile.mkdtemp(prefix="playahead-test-cache-")
     atexit.register(shutil.rmtree, os.environ["PLAYAHEAD_CACHE"], ignore_errors=True)
+
+
+def early_2048_states(seed=3, n=3, moves=30):
+    """``n`` 2048 states ``moves`` moves apart from a seeded game that always plays
+    its first legal move: cheap positions for tests that search them."""
+    import gymnasium as gym
+
+    import playahead  # noqa: F401
+
+    env = gym.make("2048-v0")
+    env.reset(seed=seed)
+    states = []
+    for _ in range(n):
+        for _ in range(moves):
+            env.step(int(env.unwrapped.action_masks().argmax()))
+        states.append(env.unwrapped.clone_state())
+    return states

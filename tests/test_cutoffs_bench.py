@@ -3,6 +3,7 @@
 import pytest
 
 from benchmarks.records import cutoffs
+from tests.conftest import early_2048_states
 
 
 @pytest.fixture(scope="module")
@@ -40,17 +41,7 @@ def test_2048_rows_search_over_the_shipped_net():
     """``--game 2048``: the settings search 2048 positions over the shipped net; a
     setting that is the reference agrees with it everywhere, and the title names the
     game."""
-    import gymnasium as gym
-
-    import playahead  # noqa: F401
-
-    env = gym.make("2048-v0")
-    env.reset(seed=3)
-    states = []
-    for _ in range(3):
-        for _ in range(30):
-            env.step(int(env.unwrapped.action_masks().argmax()))
-        states.append(env.unwrapped.clone_state())
+    states = early_2048_states()
     rows = cutoffs.table(
         states,
         settings=[("same", {"depth": 1, "prob_cutoff": 0.01})],

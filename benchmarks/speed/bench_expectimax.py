@@ -146,21 +146,25 @@ def play(game: str, n_games: int, seed: int = 0, **options) -> list[dict]:
     return results
 
 
-def decisions(n_games: int = 3, every: int = 200, first: int = 500, repeats: int = 3):
+def decisions(
+    n_games: int = 3, every: int = 200, first: int = 500, repeats: int = 3, states=None
+):
     """The default 2048 search deciding the same positions (every ``every``-th from
     move ``first`` on of ``n_games`` seeded games of a depth-1 search): its CPU
     milliseconds a decision (the best of ``repeats`` passes), its nodes and a digest
     of its moves. Two checkouts running it compare their search's speed on the same
-    work: equal nodes and digests mean the same decisions."""
+    work: equal nodes and digests mean the same decisions. ``states``: these
+    positions instead."""
     import hashlib
 
-    states = list(sampled_states("2048-v0", ExpectimaxAgent(depth=1, seed=0), every,
-                                 first, range(n_games)))  # fmt: skip
+    if states is None:
+        states = list(sampled_states("2048-v0", ExpectimaxAgent(depth=1, seed=0),
+                                     every, first, range(n_games)))  # fmt: skip
     env = gym.make("2048-v0")
-    agent = ExpectimaxAgent(seed=0)
-    agent.analyze(_restored(env, states[0]))  # compile or load outside the timing
+    ExpectimaxAgent(seed=0).analyze(_restored(env, states[0]))  # compile or load
     best, nodes, moves = float("inf"), 0, []
-    for _ in range(repeats):
+    for _ in range(repeats):  # a new agent each pass: its budget reads its own past
+        agent = ExpectimaxAgent(seed=0)
         spent, nodes, moves = 0.0, 0, []
         for state in states:
             _restored(env, state)
