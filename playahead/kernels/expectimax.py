@@ -388,10 +388,13 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
         if not np.isnan(hit):
             return hit
     res = 0.0
-    if net is not None:  # a leaf child's four afterstates are looked up together
-        found = np.empty(4 * net.idx.shape[0], np.int64)
+    # scratch for leaf children only (a child is a leaf at depth 1, or below the
+    # cut-off, which the likelier 2 reaches after the 4 does)
+    if net is not None and (depth_left <= 1 or cprob * P_FOUR / n < cutoff):
+        found = np.empty(4 * net.idx.shape[0], np.int64)  # four afterstates' lookups
         known = np.empty(12)  # each move's table value (NaN: illegal), reward, net's
         afters = np.zeros(4, np.uint64)
+        slots = np.zeros(4, np.int64)
         # the net's values of this node's leaf afterstates: children whose tile lands
         # in the same line often move to the same afterstate
         memo_keys = np.zeros(1 << _MEMO_BITS, np.uint64)
@@ -411,7 +414,7 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
             if leaf and net is not None:
                 res += p * _leaf_moves_2048(
                     child, child_t, ctx, reward_weight, net,
-                    (found, known, afters, memo_keys, memo_values),
+                    (found, known, afters, slots, memo_keys, memo_values),
                 )  # fmt: skip
                 continue
             for a in range(4):
@@ -444,11 +447,12 @@ def _leaf_moves_2048(child, child_t, ctx, reward_weight, net, scratch):
     (learned value plus the table's, plus the merge reward; 0 if no move is legal):
     the lookups of all four afterstates are written (and prefetched) into ``found``
     first, then read, so their memory loads overlap. ``scratch``: ``(found, known,
-    afters, memo_keys, memo_values)``; ``known`` holds each move's table value (NaN
-    if illegal), its reward and its learned value (NaN until read), and the memo the
-    learned values of afterstates met before under the same chance node, read
-    instead of looked up again. Same values, same bits as one at a time."""
-    found, known, afters, memo_keys, memo_values = scratch
+    afters, slots, memo_keys, memo_values)``; ``known`` holds each move's table value
+    (NaN if illegal), its reward and its learned value (NaN until read), ``afters``
+    and ``slots`` each move's afterstate and memo slot, and the memo the learned
+    values of afterstates met before under the same chance node, read instead of
+    looked up again. Same values, same bits as one at a time."""
+    found, known, afters, slots, memo_keys, memo_values = scratch
     moves, rewards, table, counters = ctx.moves, ctx.rewards, ctx.table, ctx.counters
     width = net.idx.shape[0]
     for a in range(4):
@@ -463,8 +467,8 @@ def _leaf_moves_2048(child, child_t, ctx, reward_weight, net, scratch):
         if reward_weight != 0.0:
             known[4 + a] = reward_weight * _reward(src, side, rewards)
         after = out_t if vertical else out
-        afters[a] = after
         slot = _slot(after, np.uint64(0), _MEMO_BITS)
+        afters[a], slots[a] = after, slot
         if memo_keys[slot] == after:
             known[8 + a] = memo_values[slot]
         else:
@@ -477,8 +481,7 @@ def _leaf_moves_2048(child, child_t, ctx, reward_weight, net, scratch):
         learned = known[8 + a]
         if np.isnan(learned):
             learned = _clamped(read(net.flat, found, a * width, width), net)
-            slot = _slot(afters[a], np.uint64(0), _MEMO_BITS)
-            memo_keys[slot], memo_values[slot] = afters[a], learned
+            memo_keys[slots[a]], memo_values[slots[a]] = afters[a], learned
         v = known[a] + learned
         v += known[4 + a]  # the reward after the learned value, as one at a time
         if v > best:
