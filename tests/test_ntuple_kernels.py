@@ -6,9 +6,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from playahead.games import threes, twenty48
 from playahead.games._board64 import pack
+from playahead.kernels import fixed_patterns as fixed
 from playahead.kernels import ntuple as k
 from playahead.kernels import td
 from tests import naive_ntuple as naive
@@ -549,3 +552,53 @@ def test_training_keeps_its_pinned_bits(name, tc, lam, restart, rate, packed):
     for array in (weights, e, a, out):
         digest.update(array.tobytes())
     assert digest.hexdigest() == PINNED[name]
+
+
+# ---------------------------------------------------- the fixed pattern kernels
+FIXED_KINDS = range(1, len(fixed.FIXED) + 1)
+
+
+@pytest.mark.parametrize("kind", FIXED_KINDS)
+@settings(max_examples=25, deadline=None)
+@given(
+    board=st.integers(0, 2**64 - 1),
+    code=st.integers(0, 3),
+    spread=st.sampled_from([1, 3]),
+    stride=st.sampled_from([1, 4]),
+)
+def test_fixed_kernels_write_the_general_lookups(kind, board, code, spread, stride):
+    """Each set's compiled kernel writes, for any board, code, spread (the trainer's
+    packed layout) and stride (the leaf layout), the indices of the general path."""
+    runs = fixed.runs_of(fixed.FIXED[kind - 1])
+    assert fixed.kind_of(runs) == kind
+    width = 8 * runs.shape[0]
+    size = 16 ** len(fixed.FIXED[kind - 1][0])
+    flat = np.zeros(8, np.float32)  # only prefetched: any address is harmless
+    imgs = np.empty(8, np.uint64)
+    want, got = np.zeros(width + 3, np.int64), np.zeros(width + 3, np.int64)
+    b = np.uint64(board)
+    k.lookups(b, code, runs, 4, size, imgs, want, 3, flat, spread, 0)
+    k.lookups(b, code, runs, 4, size, imgs, got, 3, flat, spread, kind)
+    assert got.tolist() == want.tolist()
+    stage, n_base = code % 3, stride
+    args = (runs, 3 * n_base, size, n_base, stride, imgs)
+    k.leaf_lookups(b, stage, *args, want, 3, flat, 0)
+    k.leaf_lookups(b, stage, *args, got, 3, flat, kind)
+    assert got.tolist() == want.tolist()
+
+
+def test_fixed_kinds_are_found_and_their_source_is_current():
+    """A net of a listed set gets its kind (in the trainer's game and the search's
+    leaf), any other set the general path; ``_fixed.py`` is what the generator
+    writes today (``python -m playahead.kernels.fixed_patterns``)."""
+    from playahead.kernels.expectimax import leaf_net
+
+    for kind, patterns in enumerate(fixed.FIXED, 1):
+        runs = fixed.runs_of(patterns)
+        weights = np.zeros((len(patterns), 1, 1), np.float32)
+        game = td.td_game(0, weights, runs, [], *twenty48.TABLES)
+        assert game.kind == kind
+        assert leaf_net(weights, runs, 1, []).kind == kind
+    assert fixed.kind_of(fixed.runs_of(("012345", "456789"))) == 0
+    assert fixed.kind_of(k.pattern_runs(k.symmetric_cells(PATTERNS))) == 0
+    assert fixed.TARGET.read_text() == fixed.source()

@@ -49,6 +49,7 @@ import numba as nb
 import numpy as np
 
 from playahead.games._board64 import count_empty, max_rank, transpose
+from playahead.kernels.fixed_patterns import kind_of
 from playahead.kernels.ntuple import (
     code_shift,
     leaf_layout,
@@ -186,6 +187,8 @@ class LeafNet(NamedTuple):
     #: entries are taken first and scaled once, so with a power-of-two step the
     #: values are those of the float32 weights ``flat * scale``, bit for bit.
     scale: float
+    #: :func:`~playahead.kernels.fixed_patterns.kind_of` ``runs``.
+    kind: int
 
 
 def leaf_net(
@@ -209,6 +212,7 @@ def leaf_net(
         np.int64(stride),
         np.asarray(stages, np.int64),
         np.float64(scale),
+        np.int64(kind_of(runs)),
     )
 
 
@@ -292,6 +296,7 @@ def _net_lookups(board, net, idx, off):
         idx,
         off,
         net.flat,
+        net.kind,
     )
 
 

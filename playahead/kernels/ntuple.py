@@ -36,6 +36,7 @@ import numba as nb
 import numpy as np
 
 from playahead.games._board64 import max_rank, transpose
+from playahead.kernels._fixed import dispatch
 from playahead.kernels.prefetch import prefetch
 
 _NIB = np.uint64(0xF)
@@ -207,7 +208,7 @@ def images(board, out):
 
 
 @nb.njit(cache=True, inline="always")
-def lookups(board, code, runs, n_codes, size, imgs, idx, off, flat, spread=1):
+def lookups(board, code, runs, n_codes, size, imgs, idx, off, flat, spread=1, kind=0):
     """Write the ``8 * P`` flat indices (into ``weights.reshape(-1)``) that
     ``value(board, code, ...)`` reads into ``idx[off:off + 8 * P]`` and prefetch
     them; ``n_codes, size = weights.shape[1:]``. These are the indices of
@@ -215,8 +216,12 @@ def lookups(board, code, runs, n_codes, size, imgs, idx, off, flat, spread=1):
     (tested), written out apart for the trainer's hot loop (inlined into it), which
     then has no stride multiply and no unused third run. ``spread``: each index
     times it, for a ``flat`` whose weights lie ``spread`` elements apart (the
-    trainer's packed layout, :func:`playahead.kernels.td.pack`)."""
+    trainer's packed layout, :func:`playahead.kernels.td.pack`). ``kind``:
+    :func:`~playahead.kernels.fixed_patterns.kind_of` ``runs``, whose compiled
+    kernel (with its shifts and masks constant) writes the same indices."""
     images(board, imgs)
+    if dispatch(kind, imgs, code, n_codes, size, 1, spread, idx, off, flat):
+        return
     q = off
     n_runs = runs.shape[1]
     for p in range(runs.shape[0]):
@@ -272,15 +277,18 @@ def code_shift(size, n_base, stride):
 
 @nb.njit(cache=True)
 def leaf_lookups(
-    board, stage, runs, n_codes, size, n_base, stride, imgs, idx, off, flat
+    board, stage, runs, n_codes, size, n_base, stride, imgs, idx, off, flat, kind=0
 ):
     """Write the ``8 * P`` flat indices that ``value`` reads for ``board`` under code
     0 of ``stage`` into ``idx[off:off + 8 * P]`` and prefetch them (unrolled for up
     to three runs a pattern), in the code-major layout of ``weights.reshape(-1)``
     (``stride`` 1) or the leaf layout of :func:`leaf_layout` (``stride = n_base``):
     pattern ``p``'s index ``i`` is at ``(p * n_codes + stage * n_base) * size + i *
-    stride`` in both."""
+    stride`` in both; ``kind`` as for :func:`lookups`."""
     images(board, imgs)
+    c0 = stage * n_base
+    if dispatch(kind, imgs, c0, n_codes, size, stride, 1, idx, off, flat):
+        return
     q = off
     if runs.shape[1] > 3:
         for p in range(runs.shape[0]):

@@ -84,6 +84,7 @@ from playahead.kernels.expectimax import (
     search_config,
     search_context,
 )
+from playahead.kernels.fixed_patterns import kind_of
 from playahead.kernels.ntuple import (
     N_CODES,
     lookups,
@@ -124,6 +125,8 @@ class TDGame(NamedTuple):
     #: weight followed by its temporal-coherence E and A (``float32[P, C, 3 *
     #: size]``).
     spread: int
+    #: :func:`~playahead.kernels.fixed_patterns.kind_of` ``runs``.
+    kind: int
 
 
 def td_game(
@@ -141,6 +144,7 @@ def td_game(
         np.int64(bonus_preview),
         np.int64(stop_rank),
         np.int64(spread),
+        np.int64(kind_of(runs)),
     )
 
 
@@ -298,8 +302,9 @@ def play(
                     continue
             acts[k], afts[k], rews[k] = a, after, r
             sc = staged(after, code, n_base, stages) if stages.size else code
+            o = k * width
             lookups(
-                after, sc, runs, n_codes, size, imgs, idx, k * width, flat, g.spread
+                after, sc, runs, n_codes, size, imgs, idx, o, flat, g.spread, g.kind
             )
             k += 1
         if k == 0:
