@@ -98,12 +98,13 @@ def test_td0_is_timed_in_rounds_and_the_least_cpu_counts(tmp_path, monkeypatch):
     """TD(0) runs in rounds, TDL2048+, ours online and ours backward in turn; each
     side keeps every run's CPU and counts the least, and the same seed learns the
     same net every round."""
-    cpu = iter([3.0, 2.0])
+    later = [3.0, 2.0, 5.0, 2.5][: bench_ntuple.TD0_ROUNDS - 1]
+    cpu = iter(later)
     monkeypatch.setattr(bench_ntuple, "tdl_td0", lambda binary, games: ("", next(cpu)))
     tdl = {"td0": {"cpu_seconds": 4.0, "cpu_seconds_runs": [4.0]}}
     got = bench_ntuple.against_tdl(tmp_path, 3, 0, tdl, binary="stand-in")
-    assert tdl["td0"]["cpu_seconds_runs"] == [4.0, 3.0, 2.0]
-    assert tdl["td0"]["cpu_seconds"] == 2.0
+    assert tdl["td0"]["cpu_seconds_runs"] == [4.0, *later]
+    assert tdl["td0"]["cpu_seconds"] == min([4.0, *later])
     for key in ("td0_online", "td0"):
         final = got["ours"][key]["final"]
         assert len(final["cpu_seconds_runs"]) == bench_ntuple.TD0_ROUNDS

@@ -196,7 +196,7 @@ SETTINGS: dict[str, Setting] = {
     "2048-default-float32": Setting(
         "2048-v0",
         f"expectimax:evaluator=ntuple:path={NET_2048}",
-        50,
+        100,
         build=_BUILD_2048_NET,
     ),
     # the same search over the 4 x 6 net shipped before (float32)

@@ -267,7 +267,7 @@ def _tdl_moves(text: str) -> int:
 
 
 #: Rounds of the TD(0) comparison (:func:`against_tdl`).
-TD0_ROUNDS = 3
+TD0_ROUNDS = 5
 
 
 def _tdl_child(binary, work, *args) -> tuple[str, float]:

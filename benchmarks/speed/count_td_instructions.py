@@ -1,0 +1,106 @@
+"""Instructions a move of online TD(0) on 2048, ours beside TDL2048+, counted by
+valgrind's cachegrind: a count does not move with the machine's load, as CPU seconds
+do on a shared machine, so it compares two checkouts' trainers exactly.
+
+Each side is run twice under ``valgrind --tool=cachegrind --cache-sim=no``: with
+``--games`` games and with none (ours: the same process that trains 0 games; TDL2048+:
+one game, ``-t 1x1``), and the difference, over the moves played, is the count a move
+(start-up, imports and compiling cancel out). Ours: the 4 x 6-tuples from zeros,
+online TD(0) at rate 0.1, seed 0 (``online=True``, as ``python -m benchmarks
+ntuple``); TDL2048+: ``./2048 -n 4x6patt -t 1xN -s 1`` (its default, online TD(0)),
+built as :mod:`benchmarks.speed.bench_ntuple` builds it. The first run under
+valgrind compiles our kernels for valgrind's CPU (minutes); they are cached after.
+``PYTHONPATH`` picks the checkout whose trainer is counted (the script uses only what
+older checkouts have too).
+
+Run: ``python -m benchmarks.speed.count_td_instructions [--games 300]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+OURS = """
+import sys, numpy as np
+from playahead.games import twenty48
+from playahead.kernels import td
+from playahead.kernels.ntuple import pattern_runs, symmetric_cells
+from playahead.ntuple.model import DEFAULT_PATTERNS
+games = int(sys.argv[1])
+cells = [[int(c, 16) for c in p] for p in DEFAULT_PATTERNS]
+runs = pattern_runs(symmetric_cells(cells))
+w = np.zeros((len(DEFAULT_PATTERNS), 1, 16**6), np.float32)
+g = td.td_game(0, w, runs, [], *twenty48.TABLES)
+empty = np.zeros(0, np.float32)
+out = np.empty((max(games, 1), 3), np.int64)
+n = td.run_games(g, games, 0.1, 0.0, False, np.random.default_rng(0), out,
+                 (empty, empty), td.NO_STARTS + (0.0,), 0.0, None, True)
+print(n)
+"""
+
+
+def _count(command: list[str], cwd: str) -> tuple[int, str]:
+    """Instructions cachegrind counted for ``command``, and its standard output."""
+    with tempfile.TemporaryDirectory(prefix="cg-") as tmp:
+        out = Path(tmp) / "cg.out"
+        run = subprocess.run(
+            ["valgrind", "--tool=cachegrind", "--cache-sim=no",
+             f"--cachegrind-out-file={out}", f"--log-file={Path(tmp) / 'log'}",
+             *command],
+            cwd=cwd, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        total = re.search(r"^summary: (\d+)", out.read_text(), re.M)
+        return int(total.group(1)), run.stdout
+
+
+def ours(games: int) -> float:
+    """Our instructions a move over ``games`` games."""
+    with tempfile.TemporaryDirectory(prefix="cg-ours-") as work:
+        script = Path(work) / "train.py"
+        script.write_text(OURS)
+        cmd = [sys.executable, str(script)]
+        _count(cmd + ["0"], work)  # compiles for valgrind's CPU, once
+        base, _ = _count(cmd + ["0"], work)
+        total, text = _count(cmd + [str(games)], work)
+        return (total - base) / int(text.split()[-1])
+
+
+def tdl(games: int) -> float | None:
+    """TDL2048+'s instructions a move over ``games`` games (None without its
+    source)."""
+    from benchmarks.speed.bench_ntuple import _tdl_moves, build_tdl
+
+    binary = build_tdl()
+    if binary is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="cg-tdl-") as work:
+        head = [str(binary), "-n", "4x6patt", "-s", "1", "-t"]
+        base, _ = _count(head + ["1x1"], work)
+        total, text = _count(head + [f"1x{games}"], work)
+        return (total - base) / _tdl_moves(text)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=300)
+    args = parser.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed: nothing to count")
+        return
+    theirs = tdl(args.games)
+    mine = ours(args.games)
+    print(f"ours: {mine:,.0f} instructions a move ({args.games} games)")
+    if theirs is None:
+        print("TDL2048+: its source is not beside the repository")
+    else:
+        print(f"TDL2048+: {theirs:,.0f} instructions a move ({args.games} games)")
+
+
+if __name__ == "__main__":
+    main()
