@@ -5,7 +5,8 @@ do on a shared machine, so it compares two checkouts' trainers exactly.
 Each side is run twice under ``valgrind --tool=cachegrind --cache-sim=no``: with
 ``--games`` games and with none (ours: the same process that trains 0 games; TDL2048+:
 one game, ``-t 1x1``), and the difference, over the moves played, is the count a move
-(start-up, imports and compiling cancel out). Ours: the 4 x 6-tuples from zeros,
+(start-up, imports and compiling cancel out; Python's hash seed is fixed, so
+the start-up counts the same each time). Ours: the 4 x 6-tuples from zeros,
 online TD(0) at rate 0.1, seed 0 (``online=True``, as ``python -m benchmarks
 ntuple``); TDL2048+: ``./2048 -n 4x6patt -t 1xN -s 1`` (its default, online TD(0)),
 built as :mod:`benchmarks.speed.bench_ntuple` builds it. The first run under
@@ -13,12 +14,13 @@ valgrind compiles our kernels for valgrind's CPU (minutes); they are cached afte
 ``PYTHONPATH`` picks the checkout whose trainer is counted (the script uses only what
 older checkouts have too).
 
-Run: ``python -m benchmarks.speed.count_td_instructions [--games 300]``.
+Run: ``python -m benchmarks.speed.count_td_instructions [--games 2000]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -54,6 +56,7 @@ def _count(command: list[str], cwd: str) -> tuple[int, str]:
              f"--cachegrind-out-file={out}", f"--log-file={Path(tmp) / 'log'}",
              *command],
             cwd=cwd, capture_output=True, text=True, check=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
         )  # fmt: skip
         total = re.search(r"^summary: (\d+)", out.read_text(), re.M)
         return int(total.group(1)), run.stdout
@@ -88,7 +91,7 @@ def tdl(games: int) -> float | None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--games", type=int, default=2000)
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("valgrind is not installed: nothing to count")
