@@ -160,3 +160,15 @@ def test_the_two_worker_speed_up_is_read_from_both_runs():
     assert one["updates"] > 0 and two["updates"] > 0
     ratio = two["updates_per_wall_s"] / one["updates_per_wall_s"]
     assert got["speedup"] == round(ratio, 3)
+
+
+def test_the_td0_timing_runs_each_round_in_a_new_process(capsys):
+    """``count_td_instructions --time``: one CPU time per round, from the training
+    the instruction count runs (its script also prints the moves it counts by)."""
+    from benchmarks.speed import count_td_instructions as count
+
+    runs = count.timed(3, 2)
+    assert len(runs) == 2
+    assert all(r > 0 for r in runs)
+    count.main(["--games", "3", "--time", "1"])
+    assert capsys.readouterr().out.startswith("ours: 3 games in ")

@@ -14,7 +14,12 @@ valgrind compiles our kernels for valgrind's CPU (minutes); they are cached afte
 ``PYTHONPATH`` picks the checkout whose trainer is counted (the script uses only what
 older checkouts have too).
 
-Run: ``python -m benchmarks.speed.count_td_instructions [--games 2000]``.
+``--time ROUNDS`` times the same training of ours instead, without valgrind: the
+CPU seconds (thread time) of each of ROUNDS runs, each in a new process; run it in
+two checkouts in turn for an A/B pair on one machine.
+
+Run: ``python -m benchmarks.speed.count_td_instructions [--games 2000] [--time
+ROUNDS]``.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import tempfile
 from pathlib import Path
 
 OURS = """
-import sys, numpy as np
+import sys, time, numpy as np
 from playahead.games import twenty48
 from playahead.kernels import td
 from playahead.kernels.ntuple import pattern_runs, symmetric_cells
@@ -41,9 +46,13 @@ w = np.zeros((len(DEFAULT_PATTERNS), 1, 16**6), np.float32)
 g = td.td_game(0, w, runs, [], *twenty48.TABLES)
 empty = np.zeros(0, np.float32)
 out = np.empty((max(games, 1), 3), np.int64)
-n = td.run_games(g, games, 0.1, 0.0, False, np.random.default_rng(0), out,
-                 (empty, empty), td.NO_STARTS + (0.0,), 0.0, None, True)
-print(n)
+def train(n):
+    return td.run_games(g, n, 0.1, 0.0, False, np.random.default_rng(0), out,
+                        (empty, empty), td.NO_STARTS + (0.0,), 0.0, None, True)
+train(0)  # loads the compiled kernel, outside the clock
+t = time.thread_time()
+n = train(games)
+print(n, time.thread_time() - t)
 """
 
 
@@ -71,7 +80,7 @@ def ours(games: int) -> float:
         _count(cmd + ["0"], work)  # compiles for valgrind's CPU, once
         base, _ = _count(cmd + ["0"], work)
         total, text = _count(cmd + [str(games)], work)
-        return (total - base) / int(text.split()[-1])
+        return (total - base) / int(text.split()[0])
 
 
 def tdl(games: int) -> float | None:
@@ -89,10 +98,38 @@ def tdl(games: int) -> float | None:
         return (total - base) / _tdl_moves(text)
 
 
+def timed(games: int, rounds: int) -> list[float]:
+    """CPU seconds of our ``games`` games, without valgrind, each round in a new
+    process (the kernel loaded from numba's cache outside the clock)."""
+    with tempfile.TemporaryDirectory(prefix="td0-") as work:
+        script = Path(work) / "train.py"
+        script.write_text(OURS)
+        runs = []
+        for _ in range(rounds):
+            text = subprocess.run(
+                [sys.executable, str(script), str(games)],
+                cwd=work, capture_output=True, text=True, check=True,
+            ).stdout  # fmt: skip
+            runs.append(float(text.split()[1]))
+        return runs
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument(
+        "--time",
+        type=int,
+        default=0,
+        metavar="ROUNDS",
+        help="instead of counting, time ours (CPU seconds) in ROUNDS new processes",
+    )
     args = parser.parse_args(argv)
+    if args.time > 0:
+        runs = timed(args.games, args.time)
+        shown = ", ".join(f"{r:.2f}" for r in runs)
+        print(f"ours: {args.games} games in {shown} CPU s (thread time)")
+        return
     if shutil.which("valgrind") is None:
         print("valgrind is not installed: nothing to count")
         return

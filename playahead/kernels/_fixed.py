@@ -3,8 +3,9 @@
 ``fill_k`` writes the ``8 * P`` lookups of ``FIXED[k - 1]`` for the
 images ``imgs`` of a board: pattern ``p``'s index ``i`` of image ``s`` goes
 to ``idx[off + 8 * p + s]`` as ``((p * n_codes + c0) * size + i * inner) *
-outer`` (prefetched); ``dispatch`` calls the one of ``kind`` and returns
-False for kind 0."""
+outer`` (prefetched; stored at a ``uint64`` position, for which numba adds
+no negative-index wraparound); ``dispatch`` calls the one of ``kind`` and
+returns False for kind 0."""
 
 import numba as nb
 import numpy as np
@@ -24,21 +25,21 @@ def fill_1(imgs, c0, n_codes, size, inner, outer, idx, off, flat):
         x = b & np.uint64(0xFFFFFF)
         i = (b0 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 0 + s] = i
+        idx[np.uint64(off + 0 + s)] = i
         x = (b >> np.uint64(16)) & np.uint64(0xFFFFFF)
         i = (b1 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 8 + s] = i
+        idx[np.uint64(off + 8 + s)] = i
         x = b & np.uint64(0xFFF)
         x |= (b >> np.uint64(4)) & np.uint64(0xFFF000)
         i = (b2 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 16 + s] = i
+        idx[np.uint64(off + 16 + s)] = i
         x = (b >> np.uint64(16)) & np.uint64(0xFFF)
         x |= (b >> np.uint64(20)) & np.uint64(0xFFF000)
         i = (b3 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 24 + s] = i
+        idx[np.uint64(off + 24 + s)] = i
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -54,25 +55,25 @@ def fill_2(imgs, c0, n_codes, size, inner, outer, idx, off, flat):
         x = b & np.uint64(0xFFFFFF)
         i = (b0 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 0 + s] = i
+        idx[np.uint64(off + 0 + s)] = i
         x = (b >> np.uint64(16)) & np.uint64(0xFFFFFF)
         i = (b1 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 8 + s] = i
+        idx[np.uint64(off + 8 + s)] = i
         x = (b >> np.uint64(32)) & np.uint64(0xFFFFFF)
         i = (b2 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 16 + s] = i
+        idx[np.uint64(off + 16 + s)] = i
         x = b & np.uint64(0xFFF)
         x |= (b >> np.uint64(4)) & np.uint64(0xFFF000)
         i = (b3 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 24 + s] = i
+        idx[np.uint64(off + 24 + s)] = i
         x = (b >> np.uint64(16)) & np.uint64(0xFFF)
         x |= (b >> np.uint64(20)) & np.uint64(0xFFF000)
         i = (b4 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 32 + s] = i
+        idx[np.uint64(off + 32 + s)] = i
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -87,21 +88,21 @@ def fill_3(imgs, c0, n_codes, size, inner, outer, idx, off, flat):
         x = b & np.uint64(0xFFFFF)
         i = (b0 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 0 + s] = i
+        idx[np.uint64(off + 0 + s)] = i
         x = (b >> np.uint64(16)) & np.uint64(0xFFFFF)
         i = (b1 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 8 + s] = i
+        idx[np.uint64(off + 8 + s)] = i
         x = b & np.uint64(0xFFF)
         x |= (b >> np.uint64(4)) & np.uint64(0xFF000)
         i = (b2 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 16 + s] = i
+        idx[np.uint64(off + 16 + s)] = i
         x = (b >> np.uint64(16)) & np.uint64(0xFFF)
         x |= (b >> np.uint64(20)) & np.uint64(0xFF000)
         i = (b3 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 24 + s] = i
+        idx[np.uint64(off + 24 + s)] = i
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -120,42 +121,42 @@ def fill_4(imgs, c0, n_codes, size, inner, outer, idx, off, flat):
         x = b & np.uint64(0xFFFF)
         i = (b0 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 0 + s] = i
+        idx[np.uint64(off + 0 + s)] = i
         x = (b >> np.uint64(16)) & np.uint64(0xFFFF)
         i = (b1 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 8 + s] = i
+        idx[np.uint64(off + 8 + s)] = i
         x = b & np.uint64(0xFF)
         x |= (b >> np.uint64(8)) & np.uint64(0xFF00)
         i = (b2 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 16 + s] = i
+        idx[np.uint64(off + 16 + s)] = i
         x = (b >> np.uint64(4)) & np.uint64(0xFF)
         x |= (b >> np.uint64(12)) & np.uint64(0xFF00)
         i = (b3 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 24 + s] = i
+        idx[np.uint64(off + 24 + s)] = i
         x = (b >> np.uint64(20)) & np.uint64(0xFF)
         x |= (b >> np.uint64(28)) & np.uint64(0xFF00)
         i = (b4 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 32 + s] = i
+        idx[np.uint64(off + 32 + s)] = i
         x = b & np.uint64(0xFFF)
         x |= (b >> np.uint64(4)) & np.uint64(0xF000)
         i = (b5 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 40 + s] = i
+        idx[np.uint64(off + 40 + s)] = i
         x = b & np.uint64(0xFF)
         x |= (b >> np.uint64(12)) & np.uint64(0xFF00)
         i = (b6 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 48 + s] = i
+        idx[np.uint64(off + 48 + s)] = i
         x = b & np.uint64(0xFF)
         x |= (b >> np.uint64(8)) & np.uint64(0xF00)
         x |= (b >> np.uint64(20)) & np.uint64(0xF000)
         i = (b7 + np.int64(x) * inner) * outer
         prefetch(flat, i)
-        idx[off + 56 + s] = i
+        idx[np.uint64(off + 56 + s)] = i
 
 
 @nb.njit(cache=True, nogil=True, inline="always")

@@ -83,7 +83,7 @@ def _kernel(k: int, patterns) -> list[str]:
         lines += [f"        x |= {term}" for term in terms[1:]]
         lines.append(f"        i = (b{p} + np.int64(x) * inner) * outer")
         lines.append("        prefetch(flat, i)")
-        lines.append(f"        idx[off + {8 * p} + s] = i")
+        lines.append(f"        idx[np.uint64(off + {8 * p} + s)] = i")
     return lines
 
 
@@ -95,8 +95,9 @@ def source() -> str:
         "``fill_k`` writes the ``8 * P`` lookups of ``FIXED[k - 1]`` for the",
         "images ``imgs`` of a board: pattern ``p``'s index ``i`` of image ``s`` goes",
         "to ``idx[off + 8 * p + s]`` as ``((p * n_codes + c0) * size + i * inner) *",
-        "outer`` (prefetched); ``dispatch`` calls the one of ``kind`` and returns",
-        'False for kind 0."""',
+        "outer`` (prefetched; stored at a ``uint64`` position, for which numba adds",
+        "no negative-index wraparound); ``dispatch`` calls the one of ``kind`` and",
+        'returns False for kind 0."""',
         "",
         "import numba as nb",
         "import numpy as np",

@@ -337,17 +337,19 @@ def read(flat, idx, off, n, shift=0):
 @nb.njit(cache=True, inline="always")
 def read_inlined(flat, idx, off, n, shift=0):
     """:func:`read`, inlined into the caller (the trainer's hot loops: no call and
-    no reference counting per read)."""
+    no reference counting per read). Indices are cast to ``uint64``, for which numba
+    adds no negative-index wraparound (they are never negative here)."""
     a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
     for q in range(off, off + n, 8):
-        a0 += np.float64(flat[idx[q] + shift])
-        a1 += np.float64(flat[idx[q + 1] + shift])
-        a2 += np.float64(flat[idx[q + 2] + shift])
-        a3 += np.float64(flat[idx[q + 3] + shift])
-        a4 += np.float64(flat[idx[q + 4] + shift])
-        a5 += np.float64(flat[idx[q + 5] + shift])
-        a6 += np.float64(flat[idx[q + 6] + shift])
-        a7 += np.float64(flat[idx[q + 7] + shift])
+        u = np.uint64(q)
+        a0 += np.float64(flat[np.uint64(idx[u] + shift)])
+        a1 += np.float64(flat[np.uint64(idx[u + np.uint64(1)] + shift)])
+        a2 += np.float64(flat[np.uint64(idx[u + np.uint64(2)] + shift)])
+        a3 += np.float64(flat[np.uint64(idx[u + np.uint64(3)] + shift)])
+        a4 += np.float64(flat[np.uint64(idx[u + np.uint64(4)] + shift)])
+        a5 += np.float64(flat[np.uint64(idx[u + np.uint64(5)] + shift)])
+        a6 += np.float64(flat[np.uint64(idx[u + np.uint64(6)] + shift)])
+        a7 += np.float64(flat[np.uint64(idx[u + np.uint64(7)] + shift)])
     return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
 
 

@@ -391,11 +391,12 @@ def _nudge(flat, found, o, width, per, error, tc, e_of, a_of, e_at, a_at):
     """The TD step of one afterstate, whose flat weight indices are
     ``found[o:o + width]``: each weight moves by ``per * error`` (with ``tc``, times
     its rate ``|E| / A``, then ``E += error`` and ``A += |error|``; E and A of weight
-    ``i`` at ``e_of[i + e_at]`` and ``a_of[i + a_at]``)."""
+    ``i`` at ``e_of[i + e_at]`` and ``a_of[i + a_at]``). Positions are ``uint64``:
+    numba adds no negative-index wraparound to them."""
     if tc:
         for q in range(o, o + width):
-            i = found[q]
-            ie, ia = i + e_at, i + a_at
+            j = found[np.uint64(q)]
+            i, ie, ia = np.uint64(j), np.uint64(j + e_at), np.uint64(j + a_at)
             rate = 1.0
             if a_of[ia] > 0:
                 rate = abs(np.float64(e_of[ie])) / np.float64(a_of[ia])
@@ -405,7 +406,7 @@ def _nudge(flat, found, o, width, per, error, tc, e_of, a_of, e_at, a_at):
     else:
         delta = per * error
         for q in range(o, o + width):
-            i = found[q]
+            i = np.uint64(found[np.uint64(q)])
             flat[i] = np.float32(np.float64(flat[i]) + delta)
 
 
