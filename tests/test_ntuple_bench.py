@@ -172,3 +172,25 @@ def test_the_td0_timing_runs_each_round_in_a_new_process(capsys):
     assert all(r > 0 for r in runs)
     count.main(["--games", "3", "--time", "1"])
     assert capsys.readouterr().out.startswith("ours: 3 games in ")
+
+
+def test_an_instruction_count_is_the_difference_of_two_runs(monkeypatch):
+    """``count_td_instructions`` and ``bench_expectimax --count``: a first run
+    compiles, then the run without work is taken from the run with it, over the
+    moves (or positions) the second prints."""
+    from benchmarks.speed import bench_expectimax
+    from benchmarks.speed import count_td_instructions as count
+
+    calls = []
+
+    def fake(command, cwd):
+        calls.append(command[-1])
+        if command[-1] == "0":
+            return 1_000, ""
+        return 8_000, "7 0.5\n2048 default: 5 positions, 1.0 CPU ms\n"
+
+    monkeypatch.setattr(count, "_count", fake)
+    assert count.ours(7) == 1_000.0
+    assert calls == ["0", "0", "7"]
+    assert bench_expectimax.counted_decisions() == 1_400.0
+    assert calls[3:] == ["0", "0", "1"]

@@ -14,8 +14,9 @@ position reached by a legal move, counted the same way in both searches.
 ``python -m benchmarks.speed.bench_expectimax --games 3 --game 2048`` also plays whole
 games with the default agent and prints score, largest tile and time per move (minutes).
 ``--decisions`` times the default 2048 search alone on fixed positions
-(:func:`decisions`), and ``--leaf-lookups`` (with ``NUMBA_DISABLE_JIT=1``) counts its
-net lookups there (:func:`leaf_lookups`), to compare two checkouts.
+(:func:`decisions`), ``--count`` counts its instructions a decision under valgrind
+(:func:`counted_decisions`), and ``--leaf-lookups`` (with ``NUMBA_DISABLE_JIT=1``)
+counts its net lookups there (:func:`leaf_lookups`), to compare two checkouts.
 """
 
 from __future__ import annotations
@@ -181,6 +182,30 @@ def decisions(
     return {"positions": len(states), "ms": ms, "nodes": nodes, "moves": digest}
 
 
+COUNTED = """
+import sys
+from benchmarks.speed.bench_expectimax import decisions
+decisions(n_games=1, repeats=int(sys.argv[1]))
+"""
+
+
+def counted_decisions() -> float:
+    """Instructions a decision of the default 2048 search on the positions of one
+    game of :func:`decisions`, counted by valgrind's cachegrind: a run with one pass
+    over them less a run with none (start-up, sampling the positions and loading the
+    kernels cancel out), over the positions. A count does not move with the
+    machine's load; ``PYTHONPATH`` picks the checkout counted."""
+    import re
+
+    from benchmarks.speed.count_td_instructions import difference
+
+    extra, text = difference(COUNTED, "0", "1")
+    positions = int(re.search(r"(\d+) positions", text).group(1))
+    per = extra / positions
+    print(f"2048 default: {positions} positions, {per:,.0f} instructions a decision")
+    return per
+
+
 def leaf_lookups(n_positions: int = 6, every: int = 150, first: int = 300) -> dict:
     """How many times the default 2048 search looks a leaf afterstate up in the net
     (:func:`playahead.kernels.expectimax._net_lookups`), and its nodes, on fixed
@@ -226,6 +251,14 @@ if __name__ == "__main__":
         "--decisions", action="store_true", help="time the default 2048 search alone"
     )
     parser.add_argument(
+        "--repeats", type=int, default=3, help="--decisions: passes, the best counts"
+    )
+    parser.add_argument(
+        "--count",
+        action="store_true",
+        help="count the default 2048 search's instructions a decision (valgrind)",
+    )
+    parser.add_argument(
         "--leaf-lookups",
         action="store_true",
         help="count the default 2048 search's leaf lookups (NUMBA_DISABLE_JIT=1)",
@@ -233,8 +266,10 @@ if __name__ == "__main__":
     args = parser.parse_args()
     if args.leaf_lookups:
         leaf_lookups()
+    elif args.count:
+        counted_decisions()
     elif args.decisions:
-        decisions()
+        decisions(repeats=args.repeats)
     elif args.games:
         play(args.game, args.games, args.seed, depth=args.depth)
     else:

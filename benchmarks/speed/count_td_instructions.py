@@ -71,16 +71,24 @@ def _count(command: list[str], cwd: str) -> tuple[int, str]:
         return int(total.group(1)), run.stdout
 
 
+def difference(script: str, none: str, some: str) -> tuple[int, str]:
+    """Instructions a run of the Python ``script`` with the argument ``some`` takes
+    beyond a run with ``none`` (after a first run that compiles our kernels for
+    valgrind's CPU), and the output of the run with ``some``."""
+    with tempfile.TemporaryDirectory(prefix="cg-run-") as work:
+        path = Path(work) / "run.py"
+        path.write_text(script)
+        cmd = [sys.executable, str(path)]
+        _count(cmd + [none], work)  # compiles for valgrind's CPU, once
+        base, _ = _count(cmd + [none], work)
+        total, text = _count(cmd + [some], work)
+        return total - base, text
+
+
 def ours(games: int) -> float:
     """Our instructions a move over ``games`` games."""
-    with tempfile.TemporaryDirectory(prefix="cg-ours-") as work:
-        script = Path(work) / "train.py"
-        script.write_text(OURS)
-        cmd = [sys.executable, str(script)]
-        _count(cmd + ["0"], work)  # compiles for valgrind's CPU, once
-        base, _ = _count(cmd + ["0"], work)
-        total, text = _count(cmd + [str(games)], work)
-        return (total - base) / int(text.split()[0])
+    extra, text = difference(OURS, "0", str(games))
+    return extra / int(text.split()[0])
 
 
 def tdl(games: int) -> float | None:

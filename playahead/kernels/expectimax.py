@@ -21,6 +21,11 @@ builder; numba reads their fields by name):
   code left in the plain search, slows it visibly in ``python -m benchmarks
   expectimax``).
 
+The roots (:func:`root_2048`, :func:`root_threes`) hand ``ctx`` and ``net`` to the
+nodes below as borrowed views (:mod:`playahead.kernels.borrow`), so no node counts
+references to their arrays, and a 2048 search takes the scratch of its chance nodes
+from one allocation per search, a row per depth left (:func:`_scratch_2048`).
+
 Learned leaves (with the score table, so values are expected final scores): a leaf is
 always an afterstate, whose value is the score so far plus the learned value
 ``V(afterstate, code)`` of the score still to come. In 2048 the leaves are afterstates
@@ -49,6 +54,7 @@ import numba as nb
 import numpy as np
 
 from playahead.games._board64 import count_empty, max_rank, transpose
+from playahead.kernels.borrow import borrowed
 from playahead.kernels.fixed_patterns import kind_of
 from playahead.kernels.ntuple import (
     code_shift,
@@ -372,8 +378,9 @@ def _store(slot, board, aux, value, ctx):
 
 
 @nb.njit(cache=True)
-def chance_2048(board, depth_left, cprob, ctx, cfg, net):
-    """Expected value of a 2048 afterstate: a 2 (0.9) or 4 (0.1) on each empty cell."""
+def chance_2048(board, depth_left, cprob, ctx, cfg, net, scratch):
+    """Expected value of a 2048 afterstate: a 2 (0.9) or 4 (0.1) on each empty cell.
+    ``scratch``: :func:`_scratch_2048`'s, whose row ``depth_left`` this node uses."""
     moves, rewards, table, counters = ctx.moves, ctx.rewards, ctx.table, ctx.counters
     cutoff, reward_weight, use_tt = cfg.cutoff, cfg.reward_weight, cfg.use_tt
     stamp = np.uint64(cfg.stamp)
@@ -396,14 +403,8 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
     # scratch for leaf children only (a child is a leaf at depth 1, or below the
     # cut-off, which the likelier 2 reaches after the 4 does)
     if net is not None and (depth_left <= 1 or cprob * P_FOUR / n < cutoff):
-        found = np.empty(4 * net.idx.shape[0], np.int64)  # four afterstates' lookups
-        known = np.empty(12)  # each move's table value (NaN: illegal), reward, net's
-        afters = np.zeros(4, np.uint64)
-        slots = np.zeros(4, np.int64)
-        # the net's values of this node's leaf afterstates: children whose tile lands
-        # in the same line often move to the same afterstate
-        memo_keys = np.zeros(1 << _MEMO_BITS, np.uint64)
-        memo_values = np.empty(1 << _MEMO_BITS)
+        level = _level(scratch, depth_left)
+        level[4][:] = 0  # the memo starts empty at each node
     for cell in range(16):
         at = np.uint64(4 * cell)
         if (board >> at) & _NIB:
@@ -418,8 +419,7 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
             best = 0.0
             if leaf and net is not None:
                 res += p * _leaf_moves_2048(
-                    child, child_t, ctx, reward_weight, net,
-                    (found, known, afters, slots, memo_keys, memo_values),
+                    child, child_t, ctx, reward_weight, net, level
                 )  # fmt: skip
                 continue
             for a in range(4):
@@ -434,7 +434,9 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net):
                     if net is not None:
                         v += _learned(after, 0, net)
                 else:
-                    v = chance_2048(after, depth_left - 1, child_prob, ctx, cfg, net)
+                    v = chance_2048(
+                        after, depth_left - 1, child_prob, ctx, cfg, net, scratch
+                    )
                 if reward_weight != 0.0:
                     v += reward_weight * _reward(src, side, rewards)
                 if v > best:
@@ -495,8 +497,89 @@ def _leaf_moves_2048(child, child_t, ctx, reward_weight, net, scratch):
 
 
 @nb.njit(cache=True)
+def _scratch_2048(net, depth):
+    """The scratch of a 2048 search to ``depth`` over ``net``, one row per depth
+    left (a chance node whose children are leaves uses its row, while the nodes
+    below it use theirs): for each, the four afterstates' lookups (``found``), each
+    move's table value (NaN: illegal), reward and learned value (``known``), each
+    move's afterstate and memo slot, and the memo of learned values that children
+    whose tile lands in the same line often share (keys, values)."""
+    width = 0 if net is None else net.idx.shape[0]
+    rows = depth + 1
+    return (
+        np.empty((rows, 4 * width), np.int64),
+        np.empty((rows, 12)),
+        np.zeros((rows, 4), np.uint64),
+        np.zeros((rows, 4), np.int64),
+        np.zeros((rows, 1 << _MEMO_BITS), np.uint64),
+        np.empty((rows, 1 << _MEMO_BITS)),
+    )
+
+
+@nb.njit(cache=True)
+def _level(scratch, depth_left):
+    """Row ``depth_left`` of each array of :func:`_scratch_2048`'s ``scratch``."""
+    found, known, afters, slots, memo_keys, memo_values = scratch
+    d = depth_left
+    return found[d], known[d], afters[d], slots[d], memo_keys[d], memo_values[d]
+
+
+@nb.njit(cache=True)
+def _borrowed_context(ctx):
+    """``ctx`` with every table :func:`~playahead.kernels.borrow.borrowed`: the
+    search below the root passes it to every node without counting references."""
+    return SearchContext(
+        borrowed(ctx.moves),
+        borrowed(ctx.rewards),
+        borrowed(ctx.table),
+        borrowed(ctx.tt_keys),
+        borrowed(ctx.tt_values),
+        borrowed(ctx.counters),
+    )
+
+
+@nb.njit(cache=True)
+def _borrowed_net(net):
+    """``net`` with every array borrowed, as :func:`_borrowed_context`; None stays
+    None."""
+    if net is None:
+        return None
+    return LeafNet(
+        borrowed(net.flat),
+        borrowed(net.runs),
+        borrowed(net.imgs),
+        borrowed(net.idx),
+        net.n_codes,
+        net.size,
+        net.n_base,
+        net.clamp,
+        net.stride,
+        borrowed(net.stages),
+        net.scale,
+        net.kind,
+    )
+
+
+@nb.njit(cache=True)
 def root_2048(board, depth, ctx, cfg, net):
     """float64[4]: the value of each first move (NaN if illegal)."""
+    return _root_2048(board, depth, ctx, cfg, net, _scratch_2048(net, depth))
+
+
+@nb.njit(cache=True)
+def _root_2048(board, depth, ctx, cfg, net, held):
+    """:func:`root_2048` with its scratch ``held``. The nodes below read ``ctx``,
+    ``net`` and the scratch through borrowed views (:func:`_borrowed_context`),
+    which the caller's references keep alive for the whole search."""
+    inner, leaf = _borrowed_context(ctx), _borrowed_net(net)
+    scratch = (
+        borrowed(held[0]),
+        borrowed(held[1]),
+        borrowed(held[2]),
+        borrowed(held[3]),
+        borrowed(held[4]),
+        borrowed(held[5]),
+    )
     moves, rewards, counters = ctx.moves, ctx.rewards, ctx.counters
     values = np.full(4, np.nan)
     board_t = transpose(board)
@@ -507,7 +590,7 @@ def root_2048(board, depth, ctx, cfg, net):
         counters[0] += 1
         after = transpose(out) if vertical else out
         values[a] = cfg.reward_weight * _reward(src, side, rewards) + chance_2048(
-            after, depth, 1.0, ctx, cfg, net
+            after, depth, 1.0, inner, cfg, leaf, scratch
         )
     return values
 
@@ -727,9 +810,11 @@ def root_threes(board, cards, depth, ctx, cfg, net):
 
     ``cards`` is the env's cards word: the deck counts after the preview was taken
     (bits 0-8) and the preview window ``lo..hi`` (bits 9-12 and 13-16); the card that
-    enters is uniform in the window.
+    enters is uniform in the window. The nodes below read ``ctx`` and ``net``
+    through borrowed views (:func:`_borrowed_context`).
     """
     moves, table, counters = ctx.moves, ctx.table, ctx.counters
+    inner, leaf = _borrowed_context(ctx), _borrowed_net(net)
     values = np.full(4, np.nan)
     if _has_top_rank(board):
         return values
@@ -761,7 +846,7 @@ def root_threes(board, cards, depth, ctx, cfg, net):
                 if (diff >> np.uint64(16 * line)) & _ROW:
                     x = _card_at(out, line, side, card)
                     child = transpose(x) if vertical else x
-                    v += card_node(child, deck, depth, q, ctx, cfg, net)
+                    v += card_node(child, deck, depth, q, inner, cfg, leaf)
         values[a] = v * q
     return values
 
