@@ -569,6 +569,8 @@ def main(argv: list[str] | None = None) -> Report:
         for prev, a in zip(["", *(argv or [])], argv or [], strict=False)
         if prev not in ("--runs", "--record") and a not in ("--runs", "--record")
     )
+    if args.record:
+        Path(args.record).mkdir(parents=True, exist_ok=True)
     report = Report("n-tuple TD on 2048")
     if args.tdl_games:
         binary = build_tdl(Path(args.tdl))
