@@ -1,8 +1,12 @@
-"""``playahead.kernels.borrow.borrowed``: a view without a reference count reads and
-writes the array it borrows, compiled and with the JIT disabled, and a search through
-borrowed tables decides as the plain-Python reference does (``test_expectimax``)."""
+"""``playahead.kernels.borrow``: a borrowed view (``borrowed``, or each array of a
+record with ``borrowed_members``) reads and writes the array it borrows and adds no
+reference, compiled and with the JIT disabled; a search through borrowed tables decides
+as the plain-Python reference does (``test_expectimax``)."""
 
 from __future__ import annotations
+
+import sys
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -11,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from playahead.kernels.borrow import borrowed
+from playahead.kernels.borrow import borrowed, borrowed_members
 
 pytestmark = pytest.mark.kernel
 
@@ -47,9 +51,31 @@ def test_a_borrowed_view_reads_and_writes_the_array(a, data):
 
 def test_the_borrowed_array_keeps_its_own_reference_count():
     """Borrowing adds no reference: the caller's array is freed as before."""
-    import sys
-
     a = np.zeros((3, 4))
     before = sys.getrefcount(a)
     _sum_and_bump(a, 0)
     assert sys.getrefcount(a) == before
+
+
+class _Record(NamedTuple):
+    table: np.ndarray
+    scale: float
+    rows: int
+    keys: np.ndarray
+
+
+@nb.njit(cache=True)
+def _through_members(record):
+    """Bump ``keys[0]`` and sum ``table`` through the borrowed members of
+    ``record``; its scalars come back as they were."""
+    view = borrowed_members(record)
+    view.keys[0] += np.uint64(1)
+    return view.table.sum() * view.scale, view.rows, view.keys.shape[0]
+
+
+def test_borrowed_members_keep_every_field_and_write_through():
+    record = _Record(np.arange(6.0), 0.5, 3, np.zeros(4, np.uint64))
+    before = [sys.getrefcount(record.table), sys.getrefcount(record.keys)]
+    assert _through_members(record) == (7.5, 3, 4)
+    assert record.keys[0] == 1
+    assert [sys.getrefcount(record.table), sys.getrefcount(record.keys)] == before

@@ -54,7 +54,7 @@ import numba as nb
 import numpy as np
 
 from playahead.games._board64 import count_empty, max_rank, transpose
-from playahead.kernels.borrow import borrowed
+from playahead.kernels.borrow import borrowed_members
 from playahead.kernels.fixed_patterns import kind_of
 from playahead.kernels.ntuple import (
     code_shift,
@@ -525,39 +525,12 @@ def _level(scratch, depth_left):
 
 
 @nb.njit(cache=True)
-def _borrowed_context(ctx):
-    """``ctx`` with every table :func:`~playahead.kernels.borrow.borrowed`: the
-    search below the root passes it to every node without counting references."""
-    return SearchContext(
-        borrowed(ctx.moves),
-        borrowed(ctx.rewards),
-        borrowed(ctx.table),
-        borrowed(ctx.tt_keys),
-        borrowed(ctx.tt_values),
-        borrowed(ctx.counters),
-    )
-
-
-@nb.njit(cache=True)
 def _borrowed_net(net):
-    """``net`` with every array borrowed, as :func:`_borrowed_context`; None stays
-    None."""
+    """``net`` with every array borrowed (``borrowed_members``, of
+    :mod:`playahead.kernels.borrow`); None stays None."""
     if net is None:
         return None
-    return LeafNet(
-        borrowed(net.flat),
-        borrowed(net.runs),
-        borrowed(net.imgs),
-        borrowed(net.idx),
-        net.n_codes,
-        net.size,
-        net.n_base,
-        net.clamp,
-        net.stride,
-        borrowed(net.stages),
-        net.scale,
-        net.kind,
-    )
+    return borrowed_members(net)
 
 
 @nb.njit(cache=True)
@@ -569,17 +542,10 @@ def root_2048(board, depth, ctx, cfg, net):
 @nb.njit(cache=True)
 def _root_2048(board, depth, ctx, cfg, net, held):
     """:func:`root_2048` with its scratch ``held``. The nodes below read ``ctx``,
-    ``net`` and the scratch through borrowed views (:func:`_borrowed_context`),
+    ``net`` and the scratch through borrowed views (:mod:`playahead.kernels.borrow`),
     which the caller's references keep alive for the whole search."""
-    inner, leaf = _borrowed_context(ctx), _borrowed_net(net)
-    scratch = (
-        borrowed(held[0]),
-        borrowed(held[1]),
-        borrowed(held[2]),
-        borrowed(held[3]),
-        borrowed(held[4]),
-        borrowed(held[5]),
-    )
+    inner, leaf = borrowed_members(ctx), _borrowed_net(net)
+    scratch = borrowed_members(held)
     moves, rewards, counters = ctx.moves, ctx.rewards, ctx.counters
     values = np.full(4, np.nan)
     board_t = transpose(board)
@@ -811,10 +777,10 @@ def root_threes(board, cards, depth, ctx, cfg, net):
     ``cards`` is the env's cards word: the deck counts after the preview was taken
     (bits 0-8) and the preview window ``lo..hi`` (bits 9-12 and 13-16); the card that
     enters is uniform in the window. The nodes below read ``ctx`` and ``net``
-    through borrowed views (:func:`_borrowed_context`).
+    through borrowed views (:func:`~playahead.kernels.borrow.borrowed_members`).
     """
     moves, table, counters = ctx.moves, ctx.table, ctx.counters
-    inner, leaf = _borrowed_context(ctx), _borrowed_net(net)
+    inner, leaf = borrowed_members(ctx), _borrowed_net(net)
     values = np.full(4, np.nan)
     if _has_top_rank(board):
         return values
