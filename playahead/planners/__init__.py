@@ -14,13 +14,7 @@ Every planner has ``act(env)`` and ``analyze(env) -> Analysis``; see
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-
 from playahead.planner import Planner
-from playahead.planners import basic, mc, mcts, minimax
+from playahead.planners import basic, expectimax, mc, mcts, minimax
 
-if importlib.util.find_spec("playahead.planners.expectimax") is not None:
-    importlib.import_module("playahead.planners.expectimax")
-
-__all__ = ["Planner", "basic", "mc", "mcts", "minimax"]
+__all__ = ["Planner", "basic", "expectimax", "mc", "mcts", "minimax"]

@@ -16,8 +16,8 @@ and Connect Four take ``x``/``o`` (also ``r``/``y`` or ``1``/``2``; ``x`` moved 
 
 The position is built with ``restore_state`` on a fresh env, so the hint follows
 exactly the env's rules, and analysed by a planner (``--agent``, default: expectimax
-for 2048 and Threes when installed, on Threes with the n-tuple net playahead ships at
-its leaves, else mcts; minimax for the two-player games, with
+for 2048 and Threes, on Threes with the n-tuple net playahead ships at its
+leaves; minimax for the two-player games, with
 ``depth=10`` in Connect Four). Each legal move is printed with its value, best first,
 under a line naming the values' unit (``values: expected final score`` when the
 planner's ``value_kind`` is ``"score"``, shown as ``412,300``; ``heuristic value, not
@@ -124,14 +124,8 @@ class Hint:
 
 def default_agent(game: str) -> str:
     """The planner :func:`hint` uses for ``game`` when none is given."""
-    from playahead.agents import available_agents
-
     if game in ("threes", "2048"):
-        return (
-            "expectimax"
-            if "expectimax" in available_agents()
-            else "mcts:n_simulations=2000"
-        )
+        return "expectimax"
     return "minimax:depth=10" if game == "connect4" else "minimax"
 
 
