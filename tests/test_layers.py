@@ -3,8 +3,11 @@
 :data:`LAYERS` is the order, lowest first: the game rules, the compiled kernels, the
 agent registry, the envs, the planner interface, the learners and planners, the
 evaluation, the user-facing tools, and the benchmarks on top. Imports are read with
-``ast`` from every module (function-level and relative imports included), so an import
-that climbs the order fails here even where no test happens to execute it. A layer
+``ast`` from every module (function-level and relative imports included, and the
+modules a string names, as ``importlib.import_module`` and entry points take them), so
+an import that climbs the order fails here even where no test happens to execute it;
+the agent registry's loads on first use are the one declared exception
+(:data:`REGISTRY_LOADS`). A layer
 order leaves no room for a loop between layers; :func:`test_no_import_loops` checks
 the modules inside a layer too.
 """
@@ -12,6 +15,8 @@ the modules inside a layer too.
 from __future__ import annotations
 
 import ast
+import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -71,6 +76,36 @@ def imported_modules(source: str, package: str) -> set[tuple[str, int]]:
     return names
 
 
+#: A module named in a string: ``"playahead.planners"`` or an entry point
+#: ``"playahead.envs.tiles:ThreesEnv"``.
+_MODULE_STRING = re.compile(r"(playahead(?:\.\w+)+)(?::\w+)?")
+
+
+def imported_by_name(source: str) -> set[tuple[str, int]]:
+    """``(module, line)`` of every string in ``source`` that names a module of the
+    project (``importlib.import_module`` strings, entry points): what a registry
+    imports by name."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            match = _MODULE_STRING.fullmatch(node.value)
+            if match:
+                found.add((match.group(1), node.lineno))
+    return found
+
+
+#: The imports by name that climb the order on purpose: the agent registry loads the
+#: planners, the n-tuple agent and the RL agents on first use (``agents.py``
+#: ``_BUILTIN_MODULES``), after every layer below them is imported.
+REGISTRY_LOADS = {
+    "playahead.agents": {
+        "playahead.planners",
+        "playahead.ntuple.agent",
+        "playahead.train.agents",
+    },
+}
+
+
 def layer_of(module: str) -> int | None:
     """Index in :data:`LAYERS` of ``module`` (the longest layer that holds it; a name
     of the package's face, ``playahead.__version__``, is the face's), or None for a
@@ -98,50 +133,75 @@ def project_files() -> list[Path]:
     return [p for p in files if "__pycache__" not in p.parts]
 
 
-def _imports(path: Path) -> set[tuple[str, int]]:
+def _imports(path: Path, by_name: bool = True) -> set[tuple[str, int]]:
+    """What ``path`` imports, with the modules it names in strings unless not
+    ``by_name``."""
     package = module_name(path)
     if path.name != "__init__.py":
         package = package.rpartition(".")[0]
-    return imported_modules(path.read_text(), package)
+    source = path.read_text()
+    found = imported_modules(source, package)
+    if by_name:
+        found |= imported_by_name(source)
+    return found
 
 
-def test_the_scan_sees_every_kind_of_import():
-    # absolute, relative, function-level imports are seen; TYPE_CHECKING ones are not
+def test_the_scan_sees_imports_by_name():
     source = (
-        "from typing import TYPE_CHECKING\n"
-        "from ..tools import games\n"
-        "def f():\n    import playahead.tools.hint\n"
-        "if TYPE_CHECKING:\n    from playahead.evaluate import store\n"
+        "MODULES = ('playahead.planners', 'playahead.train.agents')\n"
+        "ENTRY = 'playahead.envs.tiles:ThreesEnv'\n"
+        "TEXT = 'see playahead.planners'\n"
     )
-    names = {name for name, _ in imported_modules(source, "playahead.envs")}
-    assert {"playahead.tools.games", "playahead.tools.hint"} <= names
-    assert "playahead.evaluate.store" not in names
+    names = {name for name, _ in imported_by_name(source)}
+    assert names == {
+        "playahead.planners",
+        "playahead.train.agents",
+        "playahead.envs.tiles",
+    }
 
 
-def test_the_order_places_every_name():
-    assert layer_of("playahead.kernels.td") == LAYERS.index("playahead.kernels")
-    assert layer_of("playahead.planner") == LAYERS.index("playahead.planner")
-    assert layer_of("playahead.planners.base") == LAYERS.index("playahead.planners")
-    assert layer_of("playahead.__version__") == LAYERS.index("playahead")
-    assert layer_of("numpy") is None
-    assert layer_of("playahead.tools") > layer_of("playahead.evaluate")
+def test_the_registry_imports_by_name_are_seen_and_resolve():
+    """The modules the registry loads by name are seen as its imports, and exist."""
+    path = PACKAGE / "agents.py"
+    named = {name for name, _ in imported_by_name(path.read_text())}
+    assert named == REGISTRY_LOADS["playahead.agents"]
+    for module, loads in REGISTRY_LOADS.items():
+        for name in loads:
+            assert importlib.util.find_spec(name) is not None, name
+            assert layer_of(name) > layer_of(module)
+
+
+def _climbs(me: str, imports: set[tuple[str, int]]) -> list[str]:
+    """The ``imports`` of module ``me`` that climb the order or reach the tests."""
+    mine = layer_of(me)
+    bad = []
+    for name, line in sorted(imports):
+        if name.split(".")[0] in NEVER:
+            bad.append(f"line {line}: {name} (the tests)")
+            continue
+        theirs = layer_of(name)
+        if theirs is None or theirs <= mine or name in REGISTRY_LOADS.get(me, ()):
+            continue
+        bad.append(f"line {line}: {name} ({LAYERS[theirs]} is above {LAYERS[mine]})")
+    return bad
+
+
+def test_an_import_by_name_that_climbs_fails():
+    source = "import importlib\nimportlib.import_module('playahead.tools.hint')\n"
+    bad = _climbs("playahead.kernels.td", imported_by_name(source))
+    assert bad == [
+        "line 2: playahead.tools.hint (playahead.tools is above playahead.kernels)"
+    ]
+    # the registry's own loads pass only from the registry
+    assert _climbs("playahead.agents", {("playahead.planners", 1)}) == []
+    assert _climbs("playahead.envs.tiles", {("playahead.planners", 1)}) != []
 
 
 @pytest.mark.parametrize("path", project_files(), ids=lambda p: module_name(p))
 def test_imports_never_climb(path):
     me = module_name(path)
-    mine = layer_of(me)
-    assert mine is not None, f"{me} is in no layer: add its package to LAYERS"
-    bad = []
-    for name, line in sorted(_imports(path)):
-        if name.split(".")[0] in NEVER:
-            bad.append(f"line {line}: {name} (the tests)")
-            continue
-        theirs = layer_of(name)
-        if theirs is not None and theirs > mine:
-            bad.append(
-                f"line {line}: {name} ({LAYERS[theirs]} is above {LAYERS[mine]})"
-            )
+    assert layer_of(me) is not None, f"{me} is in no layer: add its package to LAYERS"
+    bad = _climbs(me, _imports(path))
     assert not bad, f"{path.relative_to(REPO)} imports upward: " + "; ".join(bad)
 
 
@@ -189,7 +249,9 @@ def test_no_import_loops():
         graph[me] = {
             name
             for name, _ in _imports(path)
-            if name in modules and not (me == name or me.startswith(name + "."))
+            if name in modules
+            and not (me == name or me.startswith(name + "."))
+            and name not in REGISTRY_LOADS.get(me, ())  # loaded on first use
         }
     loop = _find_loop(graph)
     assert loop is None, "import loop: " + " -> ".join(loop)

@@ -8,10 +8,21 @@ import re
 import tomllib
 from pathlib import Path
 
+import pytest
+
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
-#: the plain-Python references of the compiled kernels
-REFERENCES = {"tests.reference", "tests.naive_expectimax", "tests.naive_ntuple"}
+#: the plain-Python references of the compiled kernels, where they live
+REFERENCES = {
+    "benchmarks.speed.reference",
+    "benchmarks.speed.naive_expectimax",
+    "tests.naive_ntuple",
+}
+
+
+def test_every_reference_exists():
+    for name in REFERENCES:
+        assert (ROOT / (name.replace(".", "/") + ".py")).is_file(), name
 
 
 def test_every_test_has_a_timeout(request):
@@ -21,17 +32,18 @@ def test_every_test_has_a_timeout(request):
 
 
 def _reference_names(tree: ast.AST) -> set[str]:
-    """The names a test module binds to the reference modules."""
+    """The names a test module (or function) binds to the reference modules or to
+    names taken from them."""
     names = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "tests":
-            names |= {
-                a.asname or a.name
-                for a in node.names
-                if f"tests.{a.name}" in REFERENCES
-            }
-        elif isinstance(node, ast.ImportFrom) and node.module in REFERENCES:
-            names |= {a.asname or a.name for a in node.names}
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for a in node.names:
+                if node.module in REFERENCES or f"{node.module}.{a.name}" in REFERENCES:
+                    names.add(a.asname or a.name)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in REFERENCES:
+                    names.add(a.asname or a.name.split(".")[0])
     return names
 
 
@@ -65,15 +77,42 @@ def kernel_tests_not_marked(source: str) -> list[str]:
     ]
 
 
-def test_the_check_sees_an_unmarked_kernel_test():
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "from tests import naive_ntuple as naive",
+        "from benchmarks.speed import naive_expectimax as naive",
+        "from benchmarks.speed import reference as naive",
+        "import benchmarks.speed.reference as naive",
+    ],
+)
+def test_the_check_sees_an_unmarked_kernel_test(binding):
     source = (
-        "from tests import naive_ntuple as naive\n"
+        f"{binding}\n"
         "def test_a():\n    assert naive.value(1) == 1\n"
         "@pytest.mark.kernel\ndef test_b():\n    assert naive.value(1) == 1\n"
         "def test_c():\n    make_agent('minimax:compiled=false')\n"
         "def test_d():\n    assert 1\n"
     )
     assert kernel_tests_not_marked(source) == ["test_a", "test_c"]
+
+
+def test_the_check_sees_a_name_taken_from_a_reference():
+    source = (
+        "from benchmarks.speed.naive_expectimax import values_2048\n"
+        "def test_a():\n    assert values_2048(1) == 1\n"
+    )
+    assert kernel_tests_not_marked(source) == ["test_a"]
+
+
+def test_the_check_finds_references_in_the_suite():
+    """The guard is live: the suite's own reference tests are seen (and marked)."""
+    seen = [
+        path.name
+        for path in sorted(TESTS.glob("test_*.py"))
+        if _reference_names(ast.parse(path.read_text()))
+    ]
+    assert {"test_expectimax.py", "test_tile_rules.py"} <= set(seen)
 
 
 def test_every_test_of_a_kernel_against_its_reference_runs_with_the_jit_off():
