@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -152,3 +153,96 @@ def test_keys_per_move_of_a_recorded_game(tmp_path, game, most):
         typed += len(entry) + 1
     assert helper.game_file.moves == recorded.moves
     assert typed / len(recorded.moves) <= most
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_assist_follows_a_real_game_from_its_fresh_deal(tmp_path):
+    """A committed 300-move game from a fresh deal, typed in without --deck (the
+    board row by row at the prompt): the deck is counted from the deal, every entry
+    is taken and the saved file replays to the same end."""
+    recorded = gamefile.load(DATA / "threes-300-moves.json")
+    typed = list(assist.entries(recorded, AGENT))
+    rows = [" ".join(map(str, row)) for row in recorded.start["board"]]
+    path = tmp_path / "g.json"
+    steps = [*rows, str(recorded.start["next"]), *typed]
+    result = _run(["threes", "--agent", AGENT, "--save", str(path)], steps, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "a fresh deal" in result.stdout and "not taken" not in result.stdout
+    saved = gamefile.load(path)
+    assert saved.start == recorded.start and saved.moves == recorded.moves
+    assert gamefile.replay(saved)[-1] == gamefile.replay(recorded)[-1]
+
+
+def test_a_board_that_is_not_a_fresh_deal_asks_for_the_deck():
+    from playahead.tools.positions import position
+
+    deal, _ = position("threes", "0 0 1 3 / 2 2 1 0 / 1 3 2 0 / 1 0 0 0", 3)
+    assert assist.dealt_deck(deal) == "0,1,1"
+    later, _ = position("threes", BOARD, 2)  # a 6 on the board: not a deal
+    assert assist.dealt_deck(later) is None
+
+
+def test_the_deck_prompt_defaults_to_a_fresh_deck_less_the_preview(tmp_path):
+    path = tmp_path / "g.json"
+    result = _run(
+        ["threes", "--agent", AGENT, "--save", str(path)],
+        [BOARD, "2", "", "h12"],
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Enter: 4,3,4" in result.stdout
+    assert gamefile.load(path).start["deck"] == [4, 3, 4]
+
+
+def test_a_new_game_never_overwrites_a_game_file(tmp_path):
+    path = tmp_path / "assist-threes.json"
+    path.write_text("the game in progress")
+    result = _run(["threes", "--agent", AGENT], [BOARD, "2"], tmp_path)
+    assert result.returncode == 2
+    line = result.stderr.strip()
+    assert "\n" not in line and "assist-threes.json" in line and "--resume" in line
+    assert path.read_text() == "the game in progress"
+
+
+def test_ctrl_c_names_the_game_file_and_how_to_resume(tmp_path):
+    path = tmp_path / "g.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "playahead", "assist", "threes", "--agent", AGENT]
+        + ["--board", BOARD, "--next", "2", "--deck", "4,3,4", "--save", str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ | {"PYTHONPATH": os.getcwd()},
+    )
+    deadline = time.monotonic() + 120
+    while not proc.stdout.readline().startswith("game file"):
+        assert time.monotonic() < deadline
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert str(path) in err and f"--resume {path}" in err
+    assert gamefile.load(path, empty_ok=True).moves == []
+
+
+def test_an_empty_next_card_gets_one_clear_line(tmp_path):
+    result = _run(["threes", "--agent", AGENT], [BOARD, ""], tmp_path)
+    assert result.returncode == 2
+    line = result.stderr.strip()
+    assert "\n" not in line and "no next card given" in line and "int()" not in line
+
+
+def test_the_board_prompt_shows_its_format(tmp_path):
+    result = _run(["2048", "--agent", AGENTS["2048"]], [], tmp_path)
+    assert "rows split by '/'" in result.stdout and "row by row" in result.stdout
+    assert result.returncode == 2 and "no board given" in result.stderr
+
+
+def test_resume_refuses_a_file_of_the_other_game(tmp_path):
+    recorded = _recorded("threes", 2, tmp_path / "threes.json")
+    path = gamefile.save(recorded, tmp_path / "threes.json")
+    result = _run(["2048", "--resume", str(path)], [], tmp_path)
+    assert result.returncode == 2
+    assert "is a threes game, not 2048" in result.stderr

@@ -101,8 +101,8 @@ class Assistant:
         self.analysis = None
         #: The move an entry without a swipe means (the planner's choice).
         self.suggested: int | None = None
-        self._analyze()
         self._save()
+        self._analyze()
 
     @property
     def over(self) -> bool:
@@ -420,23 +420,105 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def _start(args, lines: Iterator[str]) -> gamefile.GameFile:
     from playahead.tools.positions import position
 
-    board = args.board if args.board is not None else _read(lines, "board")
     name = "threes" if args.game.lower() == "threes" else args.game.lower()
+    board = args.board if args.board is not None else _read_board(lines)
     next_card = args.next_card
     if name == "threes" and next_card is None:
-        next_card = _read(lines, "next card")
-    env, _ = position(name, board, next_card, deck=args.deck, score=args.score)
+        next_card = _read(lines, NEXT_PROMPT)
+        if not next_card:
+            raise ValueError(
+                "no next card given: type the previewed card, 1, 2 or 3 (a bonus "
+                "card: its candidates, e.g. 6,12,24)"
+            )
+    deck = args.deck
+    if name == "threes" and deck is None:
+        env, _ = position(name, board, next_card)
+        deck = dealt_deck(env)
+        if deck is None:
+            deck = _read_deck(lines, env)
+        else:
+            print(f"a fresh deal: the deck after the preview holds 1s/2s/3s {deck}")
+    env, _ = position(name, board, next_card, deck=deck, score=args.score)
     return gamefile.GameFile(name, {}, gamefile.start_of(env), [], None, ["human"])
 
 
-def _read(lines: Iterator[str], what: str) -> str:
+#: The prompts of a new game's start.
+BOARD_PROMPT = (
+    "board: 4 rows of 4 numbers (0 or . for an empty cell), on one line with the "
+    "rows split by '/' (e.g. 1 2 0 3 / 0 6 0 0 / 0 0 3 0 / 2 0 0 1), or row by row"
+)
+NEXT_PROMPT = "next card (1, 2 or 3; a bonus card: its candidates, e.g. 6,12,24)"
+
+
+def dealt_deck(env) -> str | None:
+    """The deck a fresh Threes deal leaves after its preview (``"ones,twos,threes"``),
+    or None if ``env``'s board is not a fresh deal.
+
+    A new game deals 9 cards from a 12-card deck of four 1s, 2s and 3s and previews the
+    10th (see the Threes rules), so 2 cards are left: four of each less those dealt
+    and the preview. A board of nine 1s, 2s and 3s, at most four of each with the
+    preview, is taken as such a deal.
+    """
+    from playahead.games import threes
+
+    base = env.unwrapped
+    faces = np.asarray(base.board).ravel()
+    _, _, _, lo, hi = (int(v) for v in threes.unpack_cards(base.clone_state().cards))
+    counts = [int(np.sum(faces == v)) for v in (1, 2, 3)]
+    if lo != hi or lo > 3 or np.count_nonzero(faces) != 9 or sum(counts) != 9:
+        return None
+    counts[lo - 1] += 1
+    if max(counts) > 4:
+        return None
+    return ",".join(str(4 - c) for c in counts)
+
+
+def _read_deck(lines: Iterator[str], env) -> str:
+    """Ask for the deck; Enter takes a fresh deck less the preview."""
+    from playahead.games import threes
+
+    _, _, _, lo, _ = (
+        int(v) for v in threes.unpack_cards(env.unwrapped.clone_state().cards)
+    )
+    default = [4, 4, 4]
+    if lo <= 3:
+        default[lo - 1] -= 1
+    shown = ",".join(map(str, default))
+    text = _read(
+        lines,
+        "deck: the 1s, 2s and 3s left after the preview, e.g. 4,3,4 (not a fresh "
+        f"deal, so it cannot be counted from the board; Enter: {shown})",
+        required=False,
+    )
+    return text or shown
+
+
+def _read_board(lines: Iterator[str]) -> str:
+    """A board typed on one line (rows split by ``/``, or JSON), or row by row."""
+    first = _read(lines, BOARD_PROMPT)
+    if "/" in first or "[" in first or len(first.replace(",", " ").split()) != 4:
+        return first
+    rows = [first]
+    while len(rows) < 4:
+        try:
+            rows.append(next(lines).strip())
+        except StopIteration:
+            raise ValueError(
+                f"the board has {len(rows)} of its 4 rows: type the rest, one row "
+                "a line"
+            ) from None
+    return " / ".join(rows)
+
+
+def _read(lines: Iterator[str], what: str, required: bool = True) -> str:
     print(f"{what}:", flush=True)
     try:
         return next(lines).strip()
     except StopIteration:
-        raise ValueError(
-            f"no {what} given (--{what.split()[0]} or a line of input)"
-        ) from None
+        if not required:
+            return ""
+        name = what.split()[0].split(":")[0]
+        raise ValueError(f"no {name} given (--{name} or a line of input)") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -453,15 +535,34 @@ def run(args: argparse.Namespace) -> int:
         return 0
     lines = iter(sys.stdin)
     check_folder(args.save)
+    name = args.game.lower()
     if args.resume is not None:
         game_file = gamefile.load(args.resume, empty_ok=True)
+        if game_file.game != name:
+            raise ValueError(
+                f"{args.resume} is a {game_file.game} game, not {name}: go on with "
+                f"playahead assist {game_file.game} --resume {args.resume}"
+            )
         path = args.save or args.resume
     else:
+        path = args.save or Path(f"assist-{name}.json")
+        if path.exists():
+            raise ValueError(
+                f"{path} holds a game already: go on with it with --resume {path}, "
+                "or start a new one in another file with --save FILE"
+            )
         game_file = _start(args, lines)
-        path = args.save or Path(f"assist-{game_file.game}.json")
-    helper = Assistant(game_file, args.agent, path, args.seed)
-    print(f"game file: {path}")
-    print(helper.screen(), flush=True)
-    for line in lines:  # an empty line is an entry too: every default taken
-        print(helper.enter(line), flush=True)
+    try:
+        helper = Assistant(game_file, args.agent, path, args.seed)
+        print(f"game file: {path}")
+        print(helper.screen(), flush=True)
+        for line in lines:  # an empty line is an entry too: every default taken
+            print(helper.enter(line), flush=True)
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted: the game so far is in {path}; go on with "
+            f"playahead assist {name} --resume {path}",
+            file=sys.stderr,
+        )
+        return 130
     return 0
