@@ -23,6 +23,7 @@ import numpy as np
 # Modules whose import registers the built-in agents (imported lazily, on first use).
 _BUILTIN_MODULES = (
     "playahead.planners",
+    "playahead.planners.solver",
     "playahead.ntuple.agent",
     "playahead.train.agents",
 )
