@@ -157,3 +157,55 @@ def test_nim_leaving_a_multiple_of_k_plus_1_is_the_only_winning_move():
     assert (move.best, move.played) == ("take 1", "take 2")
     assert (move.best_value, move.played_value, move.loss) == (1.0, -1.0, 2.0)
     assert move.mark == "blunder"
+
+
+def test_the_header_and_the_plot_name_the_player(tmp_path, monkeypatch):
+    game_file = _played("threes", "greedy", 2, 8, tmp_path)
+    result = review.review(game_file, "expectimax:depth=1,evaluator=features")
+    assert result.player == "greedy"
+    assert str(result).startswith(
+        "review of a threes game of 8 moves played by greedy, reviewed by expectimax"
+    )
+    titles = []
+    monkeypatch.setattr(
+        "matplotlib.axes.Axes.set_title", lambda ax, t, **k: titles.append(t)
+    )
+    review.plot(result, tmp_path / "g.png")
+    assert titles == [result.title] and "played by greedy" in titles[0]
+    person = review.review(_tictactoe([4, 1]))
+    assert person.player == "you vs you" and "played by you vs you" in str(person)
+
+
+def test_an_unwritable_plot_path_is_refused_before_the_review(
+    tmp_path, capsys, monkeypatch
+):
+    path = gamefile.save(_tictactoe([4, 1, 0]), tmp_path / "g.json")
+    monkeypatch.setattr(review, "review", lambda *a, **k: pytest.fail("reviewed"))
+    for plot, why in (
+        (tmp_path / "no-such-folder" / "g.png", "is not an existing folder"),
+        (tmp_path, "a folder, not a file"),
+        (tmp_path / "g.txt", "name a .png, .svg or .pdf file"),
+    ):
+        assert main(["review", str(path), "--plot", str(plot)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert why in err and "\n" not in err
+
+
+def test_marked_prints_only_the_marked_moves(tmp_path, capsys):
+    path = gamefile.save(_tictactoe([4, 1, 0]), tmp_path / "g.json")
+    assert main(["review", str(path), "--marked"]) == 0
+    table = capsys.readouterr().out.split("\n\n")[0].splitlines()[2:]
+    assert [row.split()[:2] for row in table] == [["2", "cell"]]
+    assert table[0].rstrip().endswith("blunder")
+    assert main(["review", str(path), "--marked", "--json"]) == 0
+    moves = json.loads(capsys.readouterr().out)["moves"]
+    assert [m["number"] for m in moves] == [2] and moves[0]["mark"] == "blunder"
+
+
+def test_json_moves_carry_the_board_before_the_move(tmp_path, capsys):
+    path = gamefile.save(_tictactoe([4, 1, 0]), tmp_path / "g.json")
+    assert main(["review", str(path), "--json"]) == 0
+    moves = json.loads(capsys.readouterr().out)["moves"]
+    assert moves[0]["board"].splitlines()[2] == " 3 | 4 | 5 "
+    assert moves[1]["board"].splitlines()[2] == " 3 | X | 5 "
+    assert moves[2]["board"].splitlines()[0] == " 0 | O | 2 "

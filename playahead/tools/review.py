@@ -23,9 +23,12 @@ For each move: the move played and its value, the best move and its value, the
 
 The summary: accuracy (the share of moves that were the best: loss 0), total and mean
 loss, the number of each mark, and the three costliest moves with their boards.
-``--json`` prints one object (``moves``: ``played``, ``best``, ``played_value``,
-``best_value``, ``loss``, ``mark``, every legal move's value; ``summary``);
-``--plot FILE`` draws the evaluation graph (matplotlib).
+``--json`` prints one object (``player``; ``moves``: ``played``, ``best``,
+``played_value``, ``best_value``, ``loss``, ``mark``, every legal move's value and the
+``board`` before the move; ``summary``); ``--marked`` lists only the marked moves;
+``--plot FILE`` draws the evaluation graph (matplotlib; a path that cannot be written
+is refused before the review runs). The header and the graph's title name who played
+(the file's agents, ``you`` for a person) and the planner that reviewed.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -95,6 +99,22 @@ class Review:
         """What the values are, e.g. ``"expected final score"``."""
         return value_unit(self.value_kind)
 
+    @property
+    def player(self) -> str:
+        """Who played the game: the file's agents (``"you"`` for a person), e.g.
+        ``"greedy"``, ``"you vs minimax"``."""
+        return player_name(self.game_file)
+
+    @property
+    def title(self) -> str:
+        """The game, who played it and who reviewed it, e.g. ``"threes game of 59
+        moves played by greedy, reviewed by expectimax"``."""
+        n = len(self.moves)
+        return (
+            f"{self.game_file.game} game of {n} move{'s' * (n != 1)} played by "
+            f"{self.player}, reviewed by {self.agent}"
+        )
+
     def summary(self) -> dict[str, Any]:
         """``moves``, ``accuracy`` (share of moves with no loss), ``total_loss``,
         ``mean_loss``, ``marks`` (count of each) and ``costliest`` (the three moves
@@ -132,15 +152,25 @@ class Review:
             "game": self.game_file.game,
             "env": self.game_file.env_id,
             "agent": self.agent,
+            "player": self.player,
             "value_kind": self.value_kind,
             "unit": self.unit,
             "marks": thresholds(self.game_file.game),
-            "moves": [dataclasses.asdict(m) for m in self.moves],
+            "moves": [
+                dataclasses.asdict(m) | {"board": self.board(m.number)}
+                for m in self.moves
+            ],
             "summary": self.summary(),
         }
 
     def __str__(self) -> str:
+        return self.text()
+
+    def text(self, marked_only: bool = False) -> str:
+        """The review as text: every move (``marked_only``: the marked moves), the
+        summary and the costliest moves."""
         kind = self.value_kind
+        shown = [m for m in self.moves if m.mark or not marked_only]
         rows = [
             (
                 str(m.number),
@@ -151,7 +181,7 @@ class Review:
                 format_value(m.loss, kind) if m.loss > TOLERANCE else "0",
                 m.mark,
             )
-            for m in self.moves
+            for m in shown
         ]
         head = ("move", "played", "value", "best", "value", "loss", "mark")
         widths = [max(len(r[i]) for r in [head, *rows]) for i in range(7)]
@@ -166,9 +196,7 @@ class Review:
 
         n = len(self.moves)
         lines = [
-            f"review of a {self.game_file.game} game of {n} move{'s' * (n != 1)} by "
-            f"{self.agent}; "
-            f"values: {self.unit}",
+            f"review of a {self.title}; values: {self.unit}",
             line(head),
             *(line(r) for r in rows),
         ]
@@ -194,6 +222,13 @@ class Review:
             )
             lines.append(c["board"])
         return "\n".join(lines)
+
+
+def player_name(game_file: gamefile.GameFile) -> str:
+    """Who played ``game_file``: its agents joined by ``vs``, ``"you"`` for a person
+    (``"human"``) or when the file names nobody."""
+    names = ["you" if p in ("", "human") else p for p in game_file.players]
+    return " vs ".join(names) if names else "you"
 
 
 def thresholds(game: str) -> dict[str, Any]:
@@ -337,7 +372,7 @@ def plot(result: Review, path: str | Path) -> Path:
     ax.set_xlabel("move")
     unit = result.unit + (" (player 0)" if two else "")
     ax.set_ylabel(unit)
-    ax.set_title(f"{result.game_file.game}: {result.agent}")
+    ax.set_title(result.title, fontsize="medium")
     ax.legend(loc="best", fontsize="small")
     path = Path(path)
     fig.savefig(path, dpi=110)
@@ -366,18 +401,52 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="the planner's seed")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--plot", type=Path, help="write the evaluation graph here")
+    parser.add_argument(
+        "--marked",
+        action="store_true",
+        help="list only the marked moves (inaccuracies, mistakes, blunders)",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``playahead review``."""
     game_file = gamefile.load(args.game_file)
+    if args.plot is not None:
+        check_writable(args.plot)
     result = review(game_file, args.agent, seed=args.seed, progress=True)
     if args.plot is not None:
         plot(result, args.plot)
     if args.json:
-        json.dump(result.to_json(), sys.stdout, indent=1)
+        body = result.to_json()
+        if args.marked:
+            body["moves"] = [m for m in body["moves"] if m["mark"]]
+        json.dump(body, sys.stdout, indent=1)
         print()
     else:
-        print(result)
+        print(result.text(marked_only=args.marked))
     return 0
+
+
+def check_writable(path: Path) -> None:
+    """Refuse, before any work, a ``--plot`` path that cannot be written.
+
+    Raises:
+        ValueError: a folder that does not exist or cannot be written, an unknown
+            image type, or a path that is a folder.
+    """
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise ValueError(f"--plot {path}: a folder, not a file")
+    suffixes = (".png", ".svg", ".pdf")
+    if path.suffix.lower() not in suffixes:
+        raise ValueError(
+            f"--plot {path}: name a .png, .svg or .pdf file (the type follows the "
+            "suffix)"
+        )
+    if not folder.is_dir():
+        raise ValueError(f"--plot {path}: {folder} is not an existing folder")
+    if not os.access(folder, os.W_OK) or (
+        path.exists() and not os.access(path, os.W_OK)
+    ):
+        raise ValueError(f"--plot {path}: cannot write there (permission denied)")
