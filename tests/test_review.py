@@ -209,3 +209,26 @@ def test_json_moves_carry_the_board_before_the_move(tmp_path, capsys):
     assert moves[0]["board"].splitlines()[2] == " 3 | 4 | 5 "
     assert moves[1]["board"].splitlines()[2] == " 3 | X | 5 "
     assert moves[2]["board"].splitlines()[0] == " 0 | O | 2 "
+
+
+def test_the_export_examples_name_files_that_exist():
+    """Every ``--record`` in ``export --help`` and docs/tools.md is a committed record;
+    every ``--store`` is written by an ``evaluate --out`` shown before it."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent
+    texts = {
+        "export --help": export.__doc__,
+        "docs/tools.md": (root / "docs" / "tools.md").read_text(),
+    }
+    for where, text in texts.items():
+        text = text.replace("\\\n", " ")
+        records = re.findall(r"export --record (\S+)", text)
+        stores = re.findall(r"export --store (\S+)", text)
+        assert records and stores, where
+        for record in records:
+            assert (root / record).is_file(), (where, record)
+        for store in stores:
+            made = text.index(f"--out {store}")
+            assert made < text.index(f"export --store {store}"), (where, store)

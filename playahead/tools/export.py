@@ -8,10 +8,11 @@ plays it again, records every move and chance outcome
 (:class:`playahead.tools.gamefile.Recorder`), checks that it ends as recorded (score
 and moves), and writes the game file::
 
-    playahead export --record benchmarks/results/strength-threes-default.json \\
+    playahead export --record benchmarks/results/strength/threes-default.json \\
         --index 7 --out game7.json
-    playahead export --store runs/eval.sqlite --index 7 --agent expectimax \\
-        --out game7.json
+    playahead evaluate --env 2048-v0 --agents greedy --games 10 --seed 0 \\
+        --out runs/eval.sqlite
+    playahead export --store runs/eval.sqlite --index 7 --agent greedy --out g7.json
     playahead review game7.json
 """
 
@@ -75,7 +76,8 @@ def _check_end(game_file, info, score, moves, what: str) -> None:
 
 
 def from_record(path: str | Path, index: int) -> gamefile.GameFile:
-    """Game ``index`` of a strength record (``strength-*.json``), played again.
+    """Game ``index`` of a strength record (``benchmarks/results/strength/*.json``),
+    played again.
 
     Raises:
         ValueError: not a strength record, no such game, or the game ends otherwise
