@@ -22,6 +22,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "playahead.tools.hint",
         "the value of every legal move in a position, with its unit",
     ),
+    "solve": (
+        "playahead.tools.solve",
+        "Connect Four solved: every column's exact score, in words or as JSON",
+    ),
     "demo": (
         "playahead.tools.demo",
         "learning against search in minutes: train an n-tuple net and PPO (2048 by "
