@@ -51,15 +51,13 @@ def test_blocks_an_immediate_loss():
 
 
 def test_unsolved_position_falls_back_to_minimax():
-    analysis = make_agent("solver:node_budget=1000", seed=0).analyze(env_after("4"))
+    analysis = make_agent("solver:budget=1000", seed=0).analyze(env_after("4"))
     assert analysis.stats["solved"] is False
     assert analysis.stats["fallback"] == "minimax"
     assert env_after("4").unwrapped.action_masks()[analysis.action]
 
 
-@pytest.mark.parametrize(
-    "spec", ["solver:node_budget=0", "solver:node_budget=1000000000000"]
-)
+@pytest.mark.parametrize("spec", ["solver:budget=0", "solver:budget=1000000000000"])
 def test_budget_is_checked(spec):
     with pytest.raises(ValueError, match="node budget"):
         make_agent(spec)

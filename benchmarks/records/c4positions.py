@@ -23,7 +23,7 @@ PLAYERS = (
     "mcts:n_simulations=150",
     "minimax:depth=2",
     "minimax:depth=4",
-    "solver:node_budget=100000,fallback_budget=5000",
+    "solver:budget=100000,fallback_budget=5000",
 )
 
 

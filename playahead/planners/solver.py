@@ -1,7 +1,7 @@
 """``solver``: perfect Connect Four play from the exact solver
 (:mod:`playahead.games.connect_four_solver`).
 
-Every column is scored exactly within ``node_budget`` nodes per decision. Scores follow
+Every column is scored exactly within ``budget`` nodes per decision. Scores follow
 Pons' convention (``value_kind="pons_score"``): from the side to move, ``22 - n`` for a
 win with the mover's ``n``-th disc, 0 for a draw, ``-(22 - n)`` for a loss to the
 opponent's ``n``-th disc (NaN for a full column). The highest score is played, so the
@@ -37,10 +37,10 @@ class SolverAgent(Planner):
     """``solver``: exact Connect Four play (see the module docstring).
 
     Args:
-        node_budget: solver nodes per decision, at most
+        budget: solver nodes per decision, at most
             :data:`~playahead.games.connect_four_solver.MAX_NODE_BUDGET`.
         fallback_budget: minimax nodes per decision when the position is not solved
-            within ``node_budget`` (at most the same cap).
+            within ``budget`` (at most the same cap).
         table_bits: the transposition table holds about ``2**table_bits`` entries of
             5 bytes (10 to 27).
         seed: seed of the generator that breaks ties between equal columns.
@@ -50,13 +50,13 @@ class SolverAgent(Planner):
 
     def __init__(
         self,
-        node_budget: int = DEFAULT_NODE_BUDGET,
+        budget: int = DEFAULT_NODE_BUDGET,
         fallback_budget: int = DEFAULT_FALLBACK_BUDGET,
         table_bits: int = 22,
         seed: int | None = None,
     ):
         super().__init__(seed)
-        self.node_budget = c4s.check_budget(node_budget)
+        self.budget = c4s.check_budget(budget)
         self.fallback_budget = c4s.check_budget(
             check_positive("fallback_budget", fallback_budget)
         )
@@ -69,7 +69,7 @@ class SolverAgent(Planner):
                 "two-player games use minimax"
             )
         self._solver.reset()
-        result = self._solver.analyze(root.env.clone_state().position, self.node_budget)
+        result = self._solver.analyze(root.env.clone_state().position, self.budget)
         stats = {
             "nodes": result.nodes,
             "solved": result.solved,
