@@ -138,9 +138,25 @@ def test_tictactoe_rows_without_spaces():
 
 def test_connect_four_double_threat_is_a_solved_loss():
     board = "......./......./......./......./...o.../..xxx.o"
-    result = hint("connect4", board)
-    assert all(m.value == -1.0 for m in result.moves)
-    assert all(m.why == "solved: loss in 2 plies" for m in result.moves)
+    result = hint("connect4", board)  # the exact solver: Pons scores
+    assert all(m.value == -18 for m in result.moves)
+    assert all(m.why == "solved: loss to the opponent's 4th disc" for m in result.moves)
+    minimax = hint("connect4", board, agent="minimax:depth=10")
+    assert all(m.value == -1.0 for m in minimax.moves)
+    assert all(m.why == "solved: loss in 2 plies" for m in minimax.moves)
+
+
+def test_connect_four_hint_gives_every_column_its_pons_score():
+    board = "..oo..x/..xo.oo/oxox.xo/xxxooxx/ooxoxoo/xxxooxx"  # moves 74223417356477...
+    result = hint("connect4", board)  # Pons' solver: -3 1 full full -4 1 full
+    assert {(m.action, m.value) for m in result.moves} == {
+        (0, -3),
+        (1, 1),
+        (4, -4),
+        (5, 1),
+    }
+    assert result.best.action in (1, 5)
+    assert result.best.why == "solved: win with your 21st disc"
 
 
 def test_nim_and_chips_from_pile_sizes():

@@ -100,7 +100,7 @@ class SolverAgent(Planner):
         among = np.where(keep, values, np.nan)
         best = np.flatnonzero(among == np.nanmax(among))
         action = int(best[rng.integers(best.size)])
-        stats["fallback"] = "minimax"
+        stats = {**analysis.stats, "fallback": "minimax", **stats}
         stats["fallback_nodes"] = analysis.stats.get("nodes")
         return Analysis(action, values, None, analysis.value_kind, stats)
 

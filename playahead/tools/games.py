@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from playahead.agents import REQUIRED, Analysis
+from playahead.agents import Analysis
 
 
 @dataclasses.dataclass(frozen=True)
@@ -197,6 +197,7 @@ VALUE_UNITS = {
     "weighted_score": "heuristic value, score x 16 / filled cells",
     "heuristic": "heuristic value in [-1, 1], +1 a win",
     "solved": "game result: +1 win, 0 draw, -1 loss",
+    "pons_score": "exact score: +n a win with your (22-n)th disc, 0 a draw, -n a loss",
     "result": "expected result in [-1, 1], +1 a win",
     "return": "expected return",
     "squares": "Monte Carlo worth of the square the move fills",
@@ -216,6 +217,8 @@ def value_unit(kind: str) -> str:
 def format_value(value: float, kind: str = "") -> str:
     """A value in a few characters: ``412,300`` for an expected score (``kind
     "score"``) or any value of 1,000 or more, else ``865.0``, ``0.436``, ``-1.000``."""
+    if kind == "pons_score":
+        return f"{value:+.0f}" if value else "0"
     if kind == "score" or abs(value) >= 1000:
         return f"{value:,.0f}"
     return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3f}"
@@ -314,15 +317,9 @@ def counts_nodes(spec: str) -> bool:
     """Whether the planner of ``spec`` has a node budget (it takes ``budget``, as
     ``expectimax`` does): ``hint``, ``watch``, ``play`` and ``serve`` then bound its
     search by that count, never by a clock they add."""
-    return "budget" in _declared(spec)
+    from playahead.agents import takes_option
 
-
-def _declared(spec: str) -> dict[str, Any]:
-    """The options the agent of ``spec`` takes, with their defaults
-    (:func:`playahead.agents.agent_options`)."""
-    from playahead.agents import agent_options, parse_spec
-
-    return agent_options(parse_spec(spec)[0])
+    return takes_option(spec, "budget")
 
 
 def node_bound(spec: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -336,14 +333,12 @@ def node_bound(spec: str, options: dict[str, Any]) -> dict[str, Any]:
     Raises:
         ValueError: ``bounded`` set to anything but true.
     """
-    return _node_bound(spec, options, _declared(spec))
+    from playahead.agents import option_default, takes_option
 
-
-def _node_bound(spec: str, options: dict, declared: dict) -> dict[str, Any]:
-    if "budget" not in declared:
+    if not counts_nodes(spec):
         return {}
     out: dict[str, Any] = {}
-    if "bounded" in declared:
+    if takes_option(spec, "bounded"):
         if options.get("bounded", True) is not True:
             raise ValueError(
                 f"agent {spec!r}: bounded is always true here (the search stops at "
@@ -352,7 +347,7 @@ def _node_bound(spec: str, options: dict, declared: dict) -> dict[str, Any]:
         out["bounded"] = True
     if "budget" in options and options["budget"] is None:
         out["budget"] = MAX_NODES
-    elif "budget" not in options and declared["budget"] in (None, REQUIRED):
+    elif "budget" not in options and option_default(spec, "budget") is None:
         out["budget"] = DEFAULT_NODES
     return out
 
@@ -368,20 +363,19 @@ def capped_budget(spec: str, where: str = "a hint") -> dict[str, Any]:
         ValueError: the spec asks for more than :data:`MAX_SECONDS` or
             :data:`MAX_BUDGETS`, or sets ``bounded=false``.
     """
-    from playahead.agents import agent_options, parse_spec
+    from playahead.agents import parse_spec, takes_option
 
-    name, options = parse_spec(spec)
-    declared = agent_options(name)
+    _, options = parse_spec(spec)
     for key, most in MAX_BUDGETS.items():
         value = options.get(key)
         if isinstance(value, int | float) and value > most:
             raise ValueError(f"agent {spec!r}: {key} is at most {most:,} in {where}")
-    overrides = _node_bound(spec, options, declared)
-    if "time_limit" not in declared:
+    overrides = node_bound(spec, options)
+    if not takes_option(spec, "time_limit"):
         return overrides
     limit = options.get("time_limit")
     if limit is None:
-        if "time_limit" not in options and "budget" in declared:
+        if "time_limit" not in options and counts_nodes(spec):
             return overrides  # bounded by nodes, not by a clock
         return overrides | {"time_limit": DEFAULT_SECONDS}
     if not isinstance(limit, int | float) or not 0 < limit <= MAX_SECONDS:

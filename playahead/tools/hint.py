@@ -17,9 +17,11 @@ and Connect Four take ``x``/``o`` (also ``r``/``y`` or ``1``/``2``; ``x`` moved 
 The position is built with ``restore_state`` on a fresh env, so the hint follows
 exactly the env's rules, and analysed by a planner (``--agent``, default: expectimax
 for 2048 and Threes, on Threes with the n-tuple net playahead ships at its
-leaves; minimax for the two-player games, with
-``depth=10`` in Connect Four). Each legal move is printed with its value, best first,
-under a line naming the values' unit (``values: expected final score`` when the
+leaves; minimax for the other two-player games; in Connect Four the exact solver,
+``solver``: every column's Pons score, e.g. ``+3  solved: win with your 19th disc``,
+with minimax's values where the position is not solved within its node budget:
+:mod:`playahead.planners.solver`). Each legal move is printed with its value, best
+first, under a line naming the values' unit (``values: expected final score`` when the
 planner's ``value_kind`` is ``"score"``, shown as ``412,300``; ``heuristic value, not
 points`` for expectimax's hand-made evaluators), and one line saying what the value
 means. Moves are named as in ``play`` and
@@ -56,7 +58,6 @@ from pathlib import Path
 
 import numpy as np
 
-from playahead.tools.calibration import calibrate
 from playahead.tools.games import (
     MAX_NODES,
     MAX_SECONDS,
@@ -127,7 +128,7 @@ def default_agent(game: str) -> str:
     """The planner :func:`hint` uses for ``game`` when none is given."""
     if game in ("threes", "2048"):
         return "expectimax"
-    return "minimax:depth=10" if game == "connect4" else "minimax"
+    return "solver" if game == "connect4" else "minimax"
 
 
 def _name(game: str, env, action: int) -> str:
@@ -152,6 +153,10 @@ def _why(analysis, action: int) -> str:
     visits = (
         "" if analysis.visits is None else f", {int(analysis.visits[action])} visits"
     )
+    if kind == "pons_score":
+        from playahead.games.connect_four_solver import describe
+
+        return f"solved: {describe(int(v))}"
     if kind in ("solved", "heuristic"):
         plies = stats.get("plies", [0] * (action + 1))[action]
         if stats.get("exact", [False] * (action + 1))[action]:
@@ -228,7 +233,7 @@ def hint(
     planner = make_agent(spec, seed=seed, **capped_budget(spec))
     if not hasattr(planner, "analyze"):
         raise ValueError(f"agent {spec!r} cannot analyze positions (no analyze())")
-    analysis = calibrate(env, planner.analyze(env), planner)
+    analysis = planner.analyze(env)
     legal = sorted(
         np.flatnonzero(env.action_masks()), key=lambda a: _order_key(analysis, a)
     )

@@ -20,6 +20,12 @@ For each move: the move played and its value, the best move and its value, the
   1; won to lost: 2) is a **blunder**; a search that does not solve the position
   gives values in between, where a loss from 0.3 is a **mistake** and from 0.1 an
   **inaccuracy**.
+* Connect Four with the default ``solver`` (values: Pons' exact scores, ``+n`` a win
+  with the mover's ``22-n``-th disc; see :mod:`playahead.planners.solver`): a move
+  that turns a win into a draw or a loss, or a draw into a loss, is a **blunder**; a
+  longer road to the same result (a later win, a sooner loss) an **inaccuracy**
+  (:func:`outcome_mark`). The loss is in score points. Positions the solver does not
+  solve within its node budget get minimax's values and marks, as above.
 
 The summary: accuracy (the share of moves that were the best: loss 0), total and mean
 loss, the number of each mark, and the three costliest moves with their boards.
@@ -44,7 +50,6 @@ from typing import Any
 import numpy as np
 
 from playahead.tools import gamefile
-from playahead.tools.calibration import calibrate
 from playahead.tools.games import format_value, get_game, strip_ansi, value_unit
 
 #: Where a tile game's move gets a mark: its loss as a share of the best move's value.
@@ -307,7 +312,7 @@ def review(
         for i, move in enumerate(game_file.moves):
             base.restore_state(states[i])
             player = int(getattr(base, "current_player", 0))
-            analysis = calibrate(env, planner.analyze(env), planner)
+            analysis = planner.analyze(env)
             kind = analysis.value_kind
             if kind in NOT_VALUES:
                 raise ValueError(
@@ -343,9 +348,21 @@ def move_review(
         played_value,
         best_value,
         loss,
-        mark(game, loss, best_value),
+        outcome_mark(best_value, played_value)
+        if analysis.value_kind == "pons_score"
+        else mark(game, loss, best_value),
         values,
     )
+
+
+def outcome_mark(best: float, played: float) -> str:
+    """The mark of a move scored exactly (Pons scores, Connect Four's ``solver``): a
+    **blunder** when it changes the result (win to draw or loss, draw to loss), an
+    **inaccuracy** when it keeps the result by a longer road (a later win, a sooner
+    loss); ``8, 3 -> "inaccuracy"``, ``1, 0 -> "blunder"``."""
+    if np.sign(played) < np.sign(best):
+        return "blunder"
+    return "inaccuracy" if played < best - TOLERANCE else ""
 
 
 def plot(result: Review, path: str | Path) -> Path:
