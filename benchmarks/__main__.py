@@ -15,6 +15,8 @@ COMMANDS = {
     "comparison": "benchmarks.records.comparison",
     "cutoffs": "benchmarks.records.cutoffs",
     "tune-threes": "benchmarks.records.tune_threes",
+    "calibration": "benchmarks.records.calibration",
+    "keys-per-move": "benchmarks.records.keys_per_move",
     "tables": "benchmarks.tables.generate",
 }
 

@@ -347,38 +347,47 @@ def _spec_value(value) -> str:
 
 class AgentOptions(SphinxDirective):
     """``agent-options`` directive: the options of a registered agent as a table
-    (option, default, meaning), from its factory's signature and the ``Args:``
-    section of its docstring. An option without a description fails the build."""
+    (option, default, meaning), from :func:`playahead.agents.agent_options` and the
+    ``Args:`` section of its factory's docstring, or the field docstrings of its
+    settings record (``Settings``). An option without a description fails the
+    build."""
 
     required_arguments = 1
 
     def run(self):
-        from playahead.agents import _REGISTRY, available_agents
+        from playahead._options import field_docs
+        from playahead.agents import _REGISTRY, ANY_OPTION, REQUIRED, agent_options
 
         name = self.arguments[0]
-        available_agents()  # loads the built-in agents
+        options = agent_options(name)  # loads the built-in agents
         if name not in _REGISTRY:
             raise self.error(f"no agent named {name!r}")
         factory = _REGISTRY[name].factory
         described = _args_section(inspect.getdoc(factory) or "")
+        settings = getattr(factory, "Settings", None)
+        if settings is not None:
+            described |= {
+                k: " ".join(v.split("\n\n")[0].split())
+                for k, v in field_docs(settings).items()
+            }
         rows = []
-        for param in inspect.signature(factory).parameters.values():
-            if param.kind is param.VAR_KEYWORD:
+        for option, default in options.items():
+            if option == ANY_OPTION:
                 continue
-            if param.name not in described:
+            if option not in described:
                 logging.getLogger("playahead.docs").warning(
                     "agent %s: option %s has no description in the Args: section of %s",
                     name,
-                    param.name,
+                    option,
                     factory.__qualname__,
                     location=self.get_location(),
                 )
                 continue
-            default = "" if param.default is param.empty else _spec_value(param.default)
+            default = "" if default is REQUIRED else _spec_value(default)
             rows += [
-                f"   * - ``{param.name}``",
+                f"   * - ``{option}``",
                 f"     - ``{default}``" if default else "     -",
-                f"     - {described[param.name]}",
+                f"     - {described[option]}",
             ]
         table = [
             ".. list-table::",

@@ -12,9 +12,9 @@ Agents register themselves with :func:`register_agent` when their module is impo
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import inspect
-import re
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -120,17 +120,24 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split a spec into a name and options.
 
     ``"mcts:n_simulations=400"`` -> ``("mcts", {"n_simulations": 400})``; values read as
-    int, float, bool or None where they look like one.
+    int, float, bool or None where they look like one. A spec is parsed once per
+    process; each call gets its own dict.
 
     Raises:
         ValueError: the spec is empty or an option is not ``key=value``.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
+    name, options = _parsed(spec)
+    return name, dict(options)
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
     name, _, rest = spec.strip().partition(":")
     options: dict[str, Any] = {}
     if rest.strip():
-        for part in _options_of(rest):
+        for part in rest.split(","):
             key, eq, value = part.partition("=")
             if not eq or not key.strip():
                 raise ValueError(
@@ -138,48 +145,53 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
                     "(example: 'mcts:n_simulations=400,c=1.4')"
                 )
             options[key.strip()] = _parse_value(value)
-    return name.strip(), options
+    return name.strip(), tuple(options.items())
 
 
-def _options_of(text: str) -> list[str]:
-    """The ``key=value`` parts of a spec's options; a part that is a ``tile:number``
-    pair continues the value before it, so a schedule keeps its commas
-    (``"cutoffs=0:0.01,3072:0.004,c=1"`` -> ``["cutoffs=0:0.01,3072:0.004",
-    "c=1"]``)."""
-    parts: list[str] = []
-    for part in text.split(","):
-        if parts and "=" in parts[-1] and _PAIR.fullmatch(part.strip()):
-            parts[-1] += "," + part
-        else:
-            parts.append(part)
-    return parts
+#: The default of an option that has none in :func:`agent_options`.
+REQUIRED = inspect.Parameter.empty
+#: An option name standing for "any option" in :func:`agent_options` (a factory that
+#: takes ``**kwargs``).
+ANY_OPTION = "**"
 
 
-_PAIR = re.compile(r"\d+\s*:\s*[-+.\deE]+")
-
-
-def _parameters(spec: str) -> dict[str, inspect.Parameter]:
-    """The parameters of the factory of the agent named in ``spec`` (none for an
-    unknown name)."""
-    name, _ = parse_spec(spec)
+def agent_options(name: str) -> dict[str, Any]:
+    """The options the agent ``name`` takes, each with its default (:data:`REQUIRED`
+    where it has none): the fields of its settings record where its factory
+    declares one (``Settings``, a dataclass, as ``expectimax`` does; its field
+    docstrings are the options' help, :func:`playahead._options.field_docs`), else
+    its factory's keyword parameters, ``seed`` included where it takes one. A
+    factory that takes any option lists :data:`ANY_OPTION`. Empty for an unknown
+    name.
+    """
     _load_builtins()
     entry = _REGISTRY.get(name)
-    return {} if entry is None else dict(inspect.signature(entry.factory).parameters)
+    if entry is None:
+        return {}
+    settings = getattr(entry.factory, "Settings", None)
+    out = {}
+    for p in inspect.signature(entry.factory).parameters.values():
+        if p.kind is p.VAR_KEYWORD and settings is None:
+            out[ANY_OPTION] = REQUIRED
+        elif p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+            out[p.name] = p.default
+    for f in dataclasses.fields(settings) if settings is not None else ():
+        out[f.name] = REQUIRED if f.default is dataclasses.MISSING else f.default
+    return out
 
 
 def takes_option(spec: str, option: str) -> bool:
     """Whether the agent named in ``spec`` accepts ``option`` (e.g. ``"seed"``);
     False for an unknown name (``make_agent`` then says what is accepted)."""
-    params = _parameters(spec).values()
-    return any(p.name == option or p.kind is p.VAR_KEYWORD for p in params)
+    declared = agent_options(parse_spec(spec)[0])
+    return option in declared or ANY_OPTION in declared
 
 
 def option_default(spec: str, option: str) -> Any:
-    """The default of ``option`` in the signature of the agent named in ``spec``
-    (None for an unknown name, an option it does not take, or one without a
-    default)."""
-    param = _parameters(spec).get(option)
-    return None if param is None or param.default is param.empty else param.default
+    """The default of ``option`` of the agent named in ``spec`` (None for an unknown
+    name, an option it does not take, or one without a default)."""
+    default = agent_options(parse_spec(spec)[0]).get(option, REQUIRED)
+    return None if default is REQUIRED else default
 
 
 def check_spec(spec: str, **overrides: Any) -> tuple[str, dict[str, Any]]:
@@ -197,8 +209,8 @@ def check_spec(spec: str, **overrides: Any) -> tuple[str, dict[str, Any]]:
         raise ValueError(
             f"unknown agent {name!r}; available: {', '.join(sorted(_REGISTRY))}"
         )
-    params = inspect.signature(_REGISTRY[name].factory).parameters
-    if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+    params = agent_options(name)
+    if ANY_OPTION not in params:
         unknown = sorted(set(options) - set(params))
         if unknown:
             raise ValueError(
@@ -229,11 +241,12 @@ def resolve_named_options(
 ) -> dict[str, Any]:
     """:func:`resolved_options` of agent ``name`` (registered) with ``options``
     (checked, e.g. by :func:`check_spec`) rather than a spec string."""
+    _load_builtins()
     factory = _REGISTRY[name].factory
     out = {
-        p.name: p.default
-        for p in inspect.signature(factory).parameters.values()
-        if p.default is not p.empty and p.kind is not p.VAR_KEYWORD
+        k: v
+        for k, v in agent_options(name).items()
+        if v is not REQUIRED and k != ANY_OPTION
     }
     out.update(options)
     resolve = getattr(factory, "resolve_options", None)

@@ -246,3 +246,92 @@ def test_resume_refuses_a_file_of_the_other_game(tmp_path):
     result = _run(["2048", "--resume", str(path)], [], tmp_path)
     assert result.returncode == 2
     assert "is a threes game, not 2048" in result.stderr
+
+
+def _twenty48_helper(board):
+    from playahead.tools.positions import position
+
+    env, _ = position("2048", board)
+    start = gamefile.GameFile("2048", {}, gamefile.start_of(env), [], None, [])
+    return assist.Assistant(start, AGENTS["2048"])
+
+
+def test_h4_with_one_empty_cell_is_a_4_on_that_cell():
+    """Left leaves one empty cell, the top right, whose key is 4 too: ``h4`` is a 4
+    there, ``h`` a 2, ``h44`` the key and the tile."""
+    board = "2 2 4 8 / 4 8 16 32 / 8 16 32 64 / 16 32 64 128"
+    for entry, tile in (("h4", 4), ("h", 2), ("h44", 4), ("h2", 2)):
+        helper = _twenty48_helper(board)
+        helper.enter(entry)
+        assert helper.game_file.moves == [{"action": 3, "cell": 3, "tile": tile}]
+
+
+def test_2048_messages_use_the_docs_coordinates():
+    helper = _twenty48_helper("2 2 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 4")
+    line = helper.enter("h1")  # 1: row 1, column 1, where the merged 4 stands
+    assert line.startswith("not taken")
+    assert "1 is row 1, column 1" in line and "not empty after the move" in line
+
+
+def test_on_a_tie_the_suggested_move_is_listed_first():
+    import numpy as np
+
+    from playahead.agents import Analysis
+    from playahead.tools.positions import position
+
+    env, _ = position("threes", BOARD, 2)
+    values = np.array([500.0, np.nan, 500.0, 400.0])
+    line = assist.values_line(env, Analysis(2, values, value_kind="score"))
+    assert line.index("down 500*") < line.index("up 500") < line.index("left 400")
+    line = assist.values_line(env, Analysis(0, values, value_kind="score"))
+    assert line.index("up 500*") < line.index("down 500")
+
+
+def _keys_record():
+    import json
+
+    root = Path(__file__).parent.parent
+    return root, json.loads(
+        (root / "benchmarks/results/keys-per-move/keys.json").read_text()
+    )
+
+
+def test_the_docs_keys_per_move_come_from_the_committed_record():
+    from benchmarks.records import keys_per_move
+
+    root, data = _keys_record()
+    assert keys_per_move.table(data) in (root / "docs" / "tools.md").read_text()
+    for row in data["games"].values():
+        assert row["moves"] == len(row["entries"]) == 300
+        assert row["keys"] == sum(len(e) + 1 for e in row["entries"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["threes", "2048"])
+def test_the_recorded_entries_replay_the_recorded_game(game):
+    root, data = _keys_record()
+    row = data["games"][game]
+    recorded = gamefile.load(
+        root / "benchmarks/results/keys-per-move" / row["game_file"]
+    )
+    start = gamefile.GameFile(game, {}, recorded.start, [], None, [])
+    helper = assist.Assistant(start, data["agent"])
+    for entry in row["entries"]:
+        assert not helper.enter(entry).startswith("not taken")
+    assert helper.game_file.moves == recorded.moves
+
+
+def test_keys_of_prints_every_entry(tmp_path):
+    recorded = _recorded("threes", 5, tmp_path / "g.json")
+    result = _run(
+        ["threes", "--keys-of", str(tmp_path / "g.json"), "--agent", AGENT],
+        [],
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    typed = list(assist.entries(recorded, AGENT))
+    rows = result.stdout.splitlines()[1:-1]
+    assert [r.split(maxsplit=1) for r in rows] == [
+        [str(i), e] if e else [str(i)] for i, e in enumerate(typed, 1)
+    ]
+    assert result.stdout.splitlines()[-1].startswith("5 moves,")

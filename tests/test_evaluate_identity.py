@@ -20,7 +20,7 @@ from playahead.evaluate.store import (
     fingerprint,
 )
 from playahead.ntuple.packaged import PACKAGED
-from playahead.planners.expectimax import DEFAULT_BUDGET, LEARNED_AUTO, ExpectimaxAgent
+from playahead.planners.expectimax import DEFAULT_BUDGET, LEARNED_AUTO
 
 FAST = dict(progress=False, n_resamples=100)
 
@@ -75,11 +75,10 @@ def test_resolved_options_fill_in_the_games_defaults():
 
 def test_a_changed_expectimax_default_is_another_agent(monkeypatch):
     before = agent_identity("expectimax", "Threes-v0")
-    defaults = dict(ExpectimaxAgent.__init__.__kwdefaults__, budget=1.0)
-    monkeypatch.setattr(ExpectimaxAgent.__init__, "__kwdefaults__", defaults)
+    monkeypatch.setitem(LEARNED_AUTO, "budget", 2_000_000)
     after = agent_identity("expectimax", "Threes-v0")
     assert fingerprint(before) != fingerprint(after)
-    assert after["options"]["budget"] == 1.0
+    assert after["options"]["budget"] == 2_000_000
     # a fixed depth does not use the budget: the same agent
     assert agent_identity("expectimax:depth=2", "Threes-v0") == agent_identity(
         "expectimax:depth=2", "Threes-v0"

@@ -15,7 +15,11 @@ from hypothesis import strategies as st
 from playahead.agents import make_agent, resolved_options
 from playahead.games import twenty48
 from playahead.games._board64 import pack, unpack
-from playahead.planners.expectimax import LEARNED_AUTO_2048, ExpectimaxAgent
+from playahead.planners.expectimax import (
+    LEARNED_AUTO_2048,
+    ExpectimaxAgent,
+    game_defaults,
+)
 from tests.test_expectimax import env_2048
 from tests.test_expectimax_leaves import model_dir
 
@@ -38,7 +42,7 @@ def test_the_learned_2048_defaults_are_one_place_with_their_numbers():
         "budget": 500_000,
         "downgrade": 32768,
     }
-    assert "LEARNED_AUTO_2048" in ExpectimaxAgent.__doc__
+    assert "LEARNED_AUTO_2048" in game_defaults.__doc__
 
 
 def test_learned_leaves_on_2048_resolve_to_their_defaults(tmp_path):

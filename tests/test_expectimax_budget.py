@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import playahead  # noqa: F401  (registers the ids)
+from playahead._options import field_docs
 from playahead.agents import make_agent, resolved_options
 from playahead.planners import expectimax
 from playahead.planners.expectimax import (
@@ -16,6 +17,7 @@ from playahead.planners.expectimax import (
     MAX_BUDGET,
     MIN_BUDGET,
     ExpectimaxAgent,
+    ExpectimaxSettings,
 )
 
 
@@ -116,7 +118,7 @@ def test_default_budget_is_a_documented_node_count():
     assert ExpectimaxAgent().budget == AUTO_BUDGET  # the game's, named when resolved
     hand_made = resolved_options("expectimax:evaluator=monotonic", "2048-v0")
     assert hand_made["budget"] == DEFAULT_BUDGET
-    assert "budget: nodes per decision" in ExpectimaxAgent.__doc__
+    assert field_docs(ExpectimaxSettings)["budget"].startswith("Nodes per decision")
     spec = make_agent(f"expectimax:budget={DEFAULT_BUDGET:_}")  # a spec takes 20_000
     assert spec.budget == DEFAULT_BUDGET
     assert make_agent("expectimax:budget=2e6").budget == 2_000_000

@@ -5,7 +5,6 @@ names the real budget once resolved, and resolving is idempotent."""
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 
 import numpy as np
@@ -14,13 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import playahead
-from playahead.agents import make_agent, resolved_options
+from playahead.agents import agent_options, make_agent, resolved_options
 from playahead.planners.expectimax import (
     AUTO_BUDGET,
     DEFAULT_BUDGET,
     LEARNED_AUTO,
     LEARNED_AUTO_2048,
     ExpectimaxAgent,
+    game_defaults,
 )
 from tests.test_expectimax import assert_ignores_the_env_generator
 from tests.test_expectimax_budget import played
@@ -37,7 +37,7 @@ def test_learned_auto_is_one_place_with_its_numbers():
         "max_depth": 5,
         "budget": 4_000_000,
     }
-    assert "LEARNED_AUTO" in ExpectimaxAgent.__doc__
+    assert "LEARNED_AUTO" in game_defaults.__doc__
 
 
 def test_the_packaged_net_resolves_to_the_learned_defaults():
@@ -193,11 +193,8 @@ OPTIONS = {
 def test_resolving_resolved_options_changes_nothing(options, env_id):
     """What fingerprints an agent is a fixed point: resolving it again (as a
     recorded identity is compared with today's) gives it back."""
-    filled = {
-        p.name: p.default
-        for p in inspect.signature(ExpectimaxAgent).parameters.values()
-        if p.name != "seed"
-    } | options
+    declared = agent_options("expectimax")
+    filled = {k: v for k, v in declared.items() if k != "seed"} | options
     once = ExpectimaxAgent.resolve_options(filled, env_id)
     assert ExpectimaxAgent.resolve_options(once, env_id) == once
     assert not isinstance(once.get("budget"), str)  # a number (or none) is named

@@ -232,3 +232,23 @@ def test_the_export_examples_name_files_that_exist():
         for store in stores:
             made = text.index(f"--out {store}")
             assert made < text.index(f"export --store {store}"), (where, store)
+
+
+def test_the_front_pages_list_review_and_assist_and_watchs_default():
+    """README and docs/index.md show ``review`` and ``assist`` with an example each;
+    the README names the agent ``watch`` plays by default, as its --help does."""
+    import argparse
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent
+    for page in ("README.md", "docs/index.md"):
+        text = (root / page).read_text()
+        assert re.search(r"playahead review \S+\.json", text), page
+        assert re.search(r"playahead assist (threes|2048)", text), page
+    parser = argparse.ArgumentParser()
+    watch.configure(parser)
+    default = parser.parse_args(["threes"]).agent
+    assert f"default: {default}" in parser.format_help().replace("\n", " ")
+    readme = " ".join((root / "README.md").read_text().split())
+    assert f"`watch` plays `--agent`, `{default}` by default" in readme

@@ -37,6 +37,7 @@ import numba as nb
 import numpy as np
 
 from playahead.games import connect_four, nim, tictactoe
+from playahead.kernels.counters import ABORTED, LIMIT, NODES
 
 TICTACTOE, CONNECT_FOUR, NIM = 0, 1, 2
 GAMES = {"tictactoe": TICTACTOE, "connect_four": CONNECT_FOUR, "nim": NIM}
@@ -568,8 +569,9 @@ def negamax(
     game, s, depth, alpha, beta, ply, order, tt_keys, tt_vals, tt_info, counters
 ):
     """Alpha-beta value for the mover and whether it is exact (no static evaluation
-    decided it). Wins score ``WIN - ply``. ``counters``: ``[nodes, aborted, node
-    limit]``; the search gives up (aborted = 1) at the node limit.
+    decided it). Wins score ``WIN - ply``. ``counters``
+    (:mod:`playahead.kernels.counters`): the search counts its nodes and gives up
+    (``ABORTED`` = 1) at the node ``LIMIT``.
     ``tt_info[slot] = (depth, flag, best move)``.
 
     Depth-first with an explicit stack (numba's cache cannot hold recursive kernels,
@@ -593,11 +595,11 @@ def negamax(
         if mode == _ENTER:
             st = _load(states, lvl)
             here = ply + lvl
-            counters[0] += 1
-            if counters[0] >= counters[2]:
-                counters[1] = 1
+            counters[NODES] += 1
+            if counters[NODES] >= counters[LIMIT]:
+                counters[ABORTED] = 1
             mode = _RETURN
-            if counters[1]:
+            if counters[ABORTED]:
                 ret_v, ret_e = 0.0, False
                 continue
             p = g_player(game, st)
@@ -653,7 +655,7 @@ def negamax(
         elif mode == _FINISH:
             mode = _RETURN
             b = best[lvl]
-            if counters[1]:
+            if counters[ABORTED]:
                 ret_v, ret_e = b, False
                 continue
             e = exact[lvl] or abs(b) > WIN / 2  # a proven result needs nothing else
@@ -682,4 +684,4 @@ def negamax(
             if v > best[lvl]:
                 best[lvl], best_move[lvl] = v, move[lvl]
             lo[lvl] = max(lo[lvl], v)
-            mode = _FINISH if lo[lvl] >= hi[lvl] or counters[1] else _ADVANCE
+            mode = _FINISH if lo[lvl] >= hi[lvl] or counters[ABORTED] else _ADVANCE

@@ -30,6 +30,7 @@ import numpy as np
 
 from playahead.agents import Analysis, register_agent
 from playahead.kernels import duels
+from playahead.kernels.counters import ABORTED, LIMIT, NODES, new_counters
 from playahead.planner import (
     GenericGame,
     Planner,
@@ -117,7 +118,7 @@ class Minimax(Planner):
                 np.zeros((TT_SIZE, 3), dtype=np.int64),
             )
         _, tt_keys, tt_vals, tt_info = self._tt
-        counters = np.zeros(3, dtype=np.int64)  # nodes, aborted, node limit
+        counters = new_counters(0)
         n = root.mask.size
         best = (np.zeros(n), np.zeros(n, dtype=bool))
 
@@ -128,33 +129,36 @@ class Minimax(Planner):
         # The first call loads (or compiles) the kernel: done here, on a limit of 0
         # nodes (it gives up at once and touches nothing), so that the node rate
         # measured below is the search's, not the loading's.
-        negamax(state, 0, np.zeros(3, dtype=np.int64))
+        negamax(state, 0, new_counters(0))
         reached, start = 0, time.perf_counter()
         horizon = int(duels.g_max_plies(game, state))
         target = min(self.depth or horizon, horizon)
         unbounded = deadline == math.inf and self.budget is None
         first = target if self.depth is None and unbounded else 1
         for depth in range(first, target + 1):
-            counters[2] = _node_limit(counters[0], start, deadline, depth, self.budget)
+            counters[LIMIT] = _node_limit(
+                counters[NODES], start, deadline, depth, self.budget
+            )
             values, exact = np.zeros(n), np.zeros(n, dtype=bool)
             for a in order[root.mask[order]]:
                 child = duels.g_apply(game, state, a)
                 v, e = negamax(child, depth - 1, counters)
-                if counters[1]:
+                if counters[ABORTED]:
                     break
                 mover = duels.g_player(game, child) == root.player
                 values[a] = v if mover else -v
                 exact[a] = e or abs(v) > duels.WIN / 2
-            if counters[1]:
+            if counters[ABORTED]:
                 break
             best, reached = (values, exact), depth
             if exact[root.mask].all() or time.perf_counter() > deadline:
                 break
         stats = {
-            "nodes": int(counters[0]),
+            "nodes": int(counters[NODES]),
             "depth": reached,
             "budget": self.budget,
-            "budget_cut": bool(counters[1]) and _spent(int(counters[0]), self.budget),
+            "budget_cut": bool(counters[ABORTED])
+            and _spent(int(counters[NODES]), self.budget),
         }
         return best[0], best[1], stats
 

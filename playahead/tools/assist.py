@@ -33,8 +33,9 @@ move (atomically), so a ``kill -9`` loses nothing: ``--resume FILE`` goes on, an
 ``playahead review FILE`` reviews the game. Steps are read from standard input line by
 line, so a script can drive it.
 
-``--keys-of GAME_FILE`` prints the shortest entries that replay a recorded game and
-the keys typed per move (Enter included), for the suggested moves of ``--agent``.
+``--keys-of GAME_FILE`` prints the shortest entries that replay a recorded game, one a
+move, and the keys typed per move (Enter included), for the suggested moves of
+``--agent``.
 """
 
 from __future__ import annotations
@@ -49,8 +50,15 @@ from pathlib import Path
 import numpy as np
 
 from playahead.tools import gamefile
+from playahead.tools.calibration import calibrate
 from playahead.tools.gamefile import check_folder
-from playahead.tools.games import TILE_ACTIONS, format_values, strip_ansi
+from playahead.tools.games import (
+    TILE_ACTIONS,
+    action_label,
+    format_value,
+    strip_ansi,
+    value_unit,
+)
 
 #: The swipe keys (vim's): action -> key, in the env's action order (up, right, down,
 #: left).
@@ -117,7 +125,8 @@ class Assistant:
     def _analyze(self) -> None:
         self.analysis = self.suggested = None
         if self.planner is not None and not self.over:
-            self.analysis = self.planner.analyze(self.env)
+            analysis = self.planner.analyze(self.env)
+            self.analysis = calibrate(self.env, analysis, self.planner)
             self.suggested = int(self.analysis.action)
 
     def _save(self) -> None:
@@ -137,7 +146,7 @@ class Assistant:
         if self.over:
             lines.append(f"game over after {len(self.game_file.moves)} moves")
         elif self.analysis is not None:
-            lines.append(format_values(self.env, self.analysis, "values"))
+            lines.append(values_line(self.env, self.analysis))
             name = TILE_ACTIONS[self.suggestion]
             lines.append(
                 f"play {name} ({SWIPE_KEYS[self.suggestion]}), then enter what came in"
@@ -205,19 +214,26 @@ class Assistant:
     def _twenty48(self, action: int, rest: str) -> dict:
         slid = gamefile._slide(self.env.unwrapped, self.states[-1].board, action)[0]
         empty = [c for c in range(16) if (int(slid) >> (4 * c)) & 15 == 0]
+        if len(empty) == 1 and rest in ("", "2", "4"):
+            # one empty cell: the cell goes without saying, a lone 4 is the tile
+            return {"cell": empty[0], "tile": int(rest or 2)}
         if not rest:
-            if len(empty) != 1:
-                raise ValueError(
-                    f"say where the tile came in: one of the keys {_keys(empty)} "
-                    "(laid out like the board: 1234 / qwer / asdf / zxcv)"
-                )
-            return {"cell": empty[0], "tile": 2}
+            raise ValueError(
+                f"say where the tile came in: one of the keys {_keys(empty)} "
+                "(laid out like the board: 1234 / qwer / asdf / zxcv)"
+            )
         if rest[0] not in GRID or rest[1:] not in ("", "2", "4"):
             raise ValueError(
                 f"{rest!r} is not a cell key (1234 / qwer / asdf / zxcv) and an "
                 "optional 4"
             )
-        return {"cell": GRID.index(rest[0]), "tile": 4 if rest[1:] == "4" else 2}
+        cell = GRID.index(rest[0])
+        if cell not in empty:
+            raise ValueError(
+                f"{rest[0]} is row {cell // 4 + 1}, column {cell % 4 + 1}, which is "
+                f"not empty after the move: the empty cells are {_keys(empty)}"
+            )
+        return {"cell": cell, "tile": 4 if rest[1:] == "4" else 2}
 
     def _threes(self, action: int, rest: str) -> dict:
         from playahead.games import threes
@@ -299,6 +315,23 @@ class Assistant:
         return window
 
 
+def values_line(env, analysis, width: int = 78) -> str:
+    """Every legal move's value, best first and on a tie the suggested move (starred)
+    first, e.g. ``values (expected final score):  left 412,300*  up 412,300``."""
+    kind = analysis.value_kind
+    ranked = sorted(
+        analysis.ranked(), key=lambda av: (-av[1], av[0] != analysis.action)
+    )
+    lines = [f"values ({value_unit(kind)}):"]
+    for action, value in ranked:
+        star = "*" if action == analysis.action else ""
+        part = f"  {action_label(env, action)} {format_value(value, kind)}{star}"
+        if len(lines[-1]) + len(part) > width:
+            lines.append(" ")
+        lines[-1] += part
+    return "\n".join(lines)
+
+
 def _max_rank(board) -> int:
     from playahead.games._board64 import max_rank
 
@@ -362,7 +395,7 @@ def _candidates(helper: Assistant, move: dict) -> Iterable[str]:
     )
     if "cell" in move:
         key = GRID[move["cell"]]
-        tails = [key + "4"] if move["tile"] == 4 else ["", key]
+        tails = ["4", key + "4"] if move["tile"] == 4 else ["", key]
     elif "line" in move:
         nxt = move["next"]
         nexts = ["", str(nxt)] if isinstance(nxt, int) else ["", "+", f"+{nxt[0]}"]
@@ -527,10 +560,19 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"assist follows threes and 2048, not {args.game!r}")
     if args.keys_of is not None:
         game_file = gamefile.load(args.keys_of)
-        moves, keys = keys_per_move(game_file, args.agent, args.seed)
+        if game_file.game != args.game.lower():
+            raise ValueError(
+                f"{args.keys_of} is a {game_file.game} game, not {args.game}"
+            )
+        typed = []
+        print("move  entry (Enter alone: every default taken)")
+        for number, entry in enumerate(entries(game_file, args.agent, args.seed), 1):
+            print(f"{number:>4}  {entry}", flush=True)
+            typed.append(len(entry) + 1)
+        moves, keys = len(typed), sum(typed)
         print(
             f"{moves} moves, {keys} keys typed (Enter included): "
-            f"{keys / moves:.2f} a move"
+            f"{keys / max(moves, 1):.2f} a move"
         )
         return 0
     lines = iter(sys.stdin)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from playahead.agents import Analysis
+from playahead.agents import REQUIRED, Analysis
 
 
 @dataclasses.dataclass(frozen=True)
@@ -317,9 +317,15 @@ def counts_nodes(spec: str) -> bool:
     """Whether the planner of ``spec`` has a node budget (it takes ``budget``, as
     ``expectimax`` does): ``hint``, ``watch``, ``play`` and ``serve`` then bound its
     search by that count, never by a clock they add."""
-    from playahead.agents import takes_option
+    return "budget" in _declared(spec)
 
-    return takes_option(spec, "budget")
+
+def _declared(spec: str) -> dict[str, Any]:
+    """The options the agent of ``spec`` takes, with their defaults
+    (:func:`playahead.agents.agent_options`)."""
+    from playahead.agents import agent_options, parse_spec
+
+    return agent_options(parse_spec(spec)[0])
 
 
 def node_bound(spec: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -333,12 +339,14 @@ def node_bound(spec: str, options: dict[str, Any]) -> dict[str, Any]:
     Raises:
         ValueError: ``bounded`` set to anything but true.
     """
-    from playahead.agents import option_default, takes_option
+    return _node_bound(spec, options, _declared(spec))
 
-    if not counts_nodes(spec):
+
+def _node_bound(spec: str, options: dict, declared: dict) -> dict[str, Any]:
+    if "budget" not in declared:
         return {}
     out: dict[str, Any] = {}
-    if takes_option(spec, "bounded"):
+    if "bounded" in declared:
         if options.get("bounded", True) is not True:
             raise ValueError(
                 f"agent {spec!r}: bounded is always true here (the search stops at "
@@ -347,7 +355,7 @@ def node_bound(spec: str, options: dict[str, Any]) -> dict[str, Any]:
         out["bounded"] = True
     if "budget" in options and options["budget"] is None:
         out["budget"] = MAX_NODES
-    elif "budget" not in options and option_default(spec, "budget") is None:
+    elif "budget" not in options and declared["budget"] in (None, REQUIRED):
         out["budget"] = DEFAULT_NODES
     return out
 
@@ -363,19 +371,20 @@ def capped_budget(spec: str, where: str = "a hint") -> dict[str, Any]:
         ValueError: the spec asks for more than :data:`MAX_SECONDS` or
             :data:`MAX_BUDGETS`, or sets ``bounded=false``.
     """
-    from playahead.agents import parse_spec, takes_option
+    from playahead.agents import agent_options, parse_spec
 
-    _, options = parse_spec(spec)
+    name, options = parse_spec(spec)
+    declared = agent_options(name)
     for key, most in MAX_BUDGETS.items():
         value = options.get(key)
         if isinstance(value, int | float) and value > most:
             raise ValueError(f"agent {spec!r}: {key} is at most {most:,} in {where}")
-    overrides = node_bound(spec, options)
-    if not takes_option(spec, "time_limit"):
+    overrides = _node_bound(spec, options, declared)
+    if "time_limit" not in declared:
         return overrides
     limit = options.get("time_limit")
     if limit is None:
-        if "time_limit" not in options and counts_nodes(spec):
+        if "time_limit" not in options and "budget" in declared:
             return overrides  # bounded by nodes, not by a clock
         return overrides | {"time_limit": DEFAULT_SECONDS}
     if not isinstance(limit, int | float) or not 0 < limit <= MAX_SECONDS:

@@ -58,6 +58,7 @@ from pathlib import Path
 
 import numpy as np
 
+from playahead.tools.calibration import calibrate
 from playahead.tools.games import (
     MAX_NODES,
     MAX_SECONDS,
@@ -233,7 +234,7 @@ def hint(
     planner = make_agent(spec, seed=seed, **capped_budget(spec))
     if not hasattr(planner, "analyze"):
         raise ValueError(f"agent {spec!r} cannot analyze positions (no analyze())")
-    analysis = planner.analyze(env)
+    analysis = calibrate(env, planner.analyze(env), planner)
     legal = sorted(
         np.flatnonzero(env.action_masks()), key=lambda a: _order_key(analysis, a)
     )

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from playahead.tools import gamefile
+from playahead.tools.calibration import calibrate
 from playahead.tools.games import format_value, get_game, strip_ansi, value_unit
 
 #: Where a tile game's move gets a mark: its loss as a share of the best move's value.
@@ -312,7 +313,7 @@ def review(
         for i, move in enumerate(game_file.moves):
             base.restore_state(states[i])
             player = int(getattr(base, "current_player", 0))
-            analysis = planner.analyze(env)
+            analysis = calibrate(env, planner.analyze(env), planner)
             kind = analysis.value_kind
             if kind in NOT_VALUES:
                 raise ValueError(

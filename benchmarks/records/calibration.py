@@ -1,0 +1,313 @@
+"""The calibration of the default search's values to expected final scores.
+
+    python -m benchmarks calibration --game threes|2048 [--games N] [--replay-only]
+
+Three steps, each resumable:
+
+1. **Replay.** Games ``0 .. N-1`` of the committed default record
+   (``benchmarks/results/strength/{game}-default.json``: ``playahead evaluate
+   --agents expectimax --seed 0``) are played again as the record played them
+   (:func:`playahead.agents.game_seeds`, one agent built from the record's spec per
+   game, ``analyze`` deciding every move as ``act`` does). Every :data:`STRIDE`-th
+   position is kept: its move number, the score so far and the search's value of the
+   move it plays (the largest value, the one ``hint`` lists first). Each finished game
+   is appended as one line to ``benchmarks/results/calibration/{game}-positions.jsonl``
+   with its final score (and the record's, which it matches when the code plays as
+   the record did); a game already in the file is not played again.
+2. **Fit.** On the games with an even index, a monotone map from the search's value
+   to the final score (:mod:`playahead.tools.calibration`: the expected points still
+   to come as a piecewise-linear, non-decreasing function of the points the search
+   sees coming, fitted by isotonic regression on quantile bins), written to
+   ``playahead/data/calibration.json``.
+3. **Measure.** On the games with an odd index (held out), the shown values before
+   (the search's) and after the map are binned by decile; each bin's mean shown value
+   is compared with the mean final score of its positions. Written to
+   ``benchmarks/results/calibration/{game}.json`` (``bins``: after, ``before``:
+   before) and drawn as a reliability diagram into
+   ``docs/calibration-{game}.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+RESULTS = ROOT / "benchmarks" / "results" / "calibration"
+STRENGTH = ROOT / "benchmarks" / "results" / "strength"
+IMAGES = ROOT / "docs"
+#: Every STRIDE-th position of a replayed game is kept (position 0 included).
+STRIDE = {"threes": 5, "2048": 40}
+#: ... of a game's opening (``--openings``).
+OPENING_STRIDE = {"threes": 3, "2048": 20}
+ENV_IDS = {"threes": "Threes-v0", "2048": "2048-v0"}
+#: Goal of the measurement: every bin's mean final score within this share of its
+#: mean shown value.
+GOAL = 0.10
+BINS = 10
+
+
+def positions_path(game: str, openings: bool = False) -> Path:
+    """The replayed games' file: whole games, or (``openings``) openings only."""
+    return RESULTS / f"{game}-{'openings' if openings else 'positions'}.jsonl"
+
+
+def read_positions(game: str) -> dict[int, dict]:
+    """The replayed games so far, by game index: a whole game where there is one,
+    else its opening."""
+    games: dict[int, dict] = {}
+    for openings in (True, False):
+        path = positions_path(game, openings)
+        if path.exists():
+            for line in path.read_text().splitlines():
+                if line.strip():
+                    row = json.loads(line)
+                    games[row["index"]] = row
+    return games
+
+
+def replay_game(game: str, record: dict, index: int, upto: int | None = None):
+    """Play game ``index`` of ``record`` again (its first ``upto`` moves, None: to
+    the end); its kept positions and final score (the record's when not played to the
+    end)."""
+    import gymnasium as gym
+
+    import playahead  # noqa: F401  (registers the envs and agents)
+    from playahead.agents import build_agent, game_seeds
+
+    env_seed, agent_seed, _ = game_seeds(record["seed"], index)
+    env = gym.make(record["env"])
+    _, info = env.reset(seed=env_seed)
+    agent = build_agent(record["agent"], agent_seed)
+    stride = STRIDE[game] if upto is None else OPENING_STRIDE[game]
+    kept, move, over = [], 0, False
+    while upto is None or move < upto:
+        if not env.unwrapped.action_masks().any():
+            over = True
+            break
+        analysis = agent.analyze(env.unwrapped)
+        if move % stride == 0:
+            best = float(np.nanmax(analysis.values))
+            kept.append([move, int(info["score"]), round(best, 1)])
+        _, _, terminated, truncated, info = env.step(int(analysis.action))
+        move += 1
+        if terminated or truncated:
+            over = True
+            break
+    env.close()
+    recorded = int(record["games"][index]["score"])
+    row = {"index": index, "final": int(info["score"]) if over else recorded}
+    if not over:
+        row["final_from"] = "record"
+    return row | {"record_score": recorded, "moves": move, "positions": kept}
+
+
+def replay(game: str, n_games: int, upto: int | None = None) -> None:
+    """Replay games ``0 .. n_games-1`` not yet in the file (whole, or their first
+    ``upto`` moves)."""
+    record = json.loads((STRENGTH / f"{game}-default.json").read_text())
+    done = read_positions(game)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    for index in range(min(n_games, len(record["games"]))):
+        if index in done:
+            continue
+        start = time.process_time()
+        row = replay_game(game, record, index, upto)
+        with positions_path(game, upto is not None).open("a") as out:
+            out.write(json.dumps(row, separators=(",", ":")) + "\n")
+        same = "as recorded" if row["final"] == row["record_score"] else "DIFFERS"
+        what = "whole" if upto is None else "opening"
+        print(
+            f"{game} game {index} ({what}): {row['moves']} moves, final "
+            f"{row['final']:,} ({same}), {time.process_time() - start:.0f} CPU s",
+            flush=True,
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks calibration")
+    parser.add_argument("--game", choices=sorted(STRIDE), required=True)
+    parser.add_argument("--games", type=int, default=60, help="record games replayed")
+    parser.add_argument(
+        "--openings",
+        type=int,
+        metavar="MOVES",
+        help="replay only the first MOVES moves of each game (the final score: the "
+        "record's)",
+    )
+    parser.add_argument("--replay-only", action="store_true")
+    args = parser.parse_args(argv)
+    replay(args.game, args.games, args.openings)
+    if args.replay_only:
+        return
+    fit(args.game)
+    measure(args.game)
+
+
+# ----------------------------------------------------------------- fit
+
+
+def _arrays(games: list[dict]) -> tuple[np.ndarray, ...]:
+    """``(score so far, search value, final score, game index)`` of every kept
+    position of ``games``."""
+    rows = [(p[1], p[2], g["final"], g["index"]) for g in games for p in g["positions"]]
+    return tuple(np.array(column, dtype=float) for column in np.transpose(rows))
+
+
+def isotonic(y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The non-decreasing sequence closest to ``y`` in weighted least squares (pool
+    adjacent violators)."""
+    blocks: list[list[float]] = []  # [mean, weight, length]
+    for yi, wi in zip(y, w, strict=True):
+        blocks.append([float(yi), float(wi), 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            m2, w2, n2 = blocks.pop()
+            m1, w1, n1 = blocks.pop()
+            blocks.append([(m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2, n1 + n2])
+    return np.concatenate([np.full(n, m) for m, _, n in blocks])
+
+
+def fit_map(
+    score: np.ndarray,
+    ahead: np.ndarray,
+    future: np.ndarray,
+    n_scores: int = 5,
+    n_knots: int = 10,
+) -> dict:
+    """The map of :func:`playahead.tools.calibration.to_points`: at the median score
+    of each of ``n_scores`` quantile bins of the score so far, the points beyond what
+    the search sees (``future - ahead``) as a non-decreasing function of ``ahead``
+    (isotonic means over ``n_knots`` quantile bins of ``ahead``)."""
+    by_score = np.array_split(np.argsort(score, kind="stable"), n_scores)
+    out: dict = {"score": [], "x": [], "h": []}
+    for rows in by_score:
+        order = rows[np.argsort(ahead[rows], kind="stable")]
+        groups = np.array_split(order, n_knots)
+        x = np.array([ahead[g].mean() for g in groups])
+        extra = np.array([(future[g] - ahead[g]).mean() for g in groups])
+        h = isotonic(extra, np.array([g.size for g in groups], dtype=float))
+        out["score"].append(round(float(np.median(score[rows])), 1))
+        out["x"].append([round(float(v), 1) for v in x])
+        out["h"].append([round(float(v), 1) for v in h])
+    return out
+
+
+def fit(game: str) -> None:
+    """Fit the map on the even games and write it into ``calibration.json``."""
+    from playahead.tools import calibration
+
+    games = [g for g in read_positions(game).values() if g["index"] % 2 == 0]
+    score, value, final, _ = _arrays(games)
+    knots = fit_map(score, np.maximum(value - score, 0.0), final - score)
+    record = json.loads((STRENGTH / f"{game}-default.json").read_text())
+    data = json.loads(calibration.DATA.read_text()) if calibration.DATA.exists() else {}
+    data[game] = {
+        "evaluator": record["identity"]["options"]["evaluator"],
+        "fitted_on": f"{len(games)} games, {len(score)} positions "
+        f"(benchmarks/results/calibration/{game}-positions.jsonl, even indices)",
+        "command": f"python -m benchmarks calibration --game {game}",
+        **knots,
+    }
+    calibration.DATA.write_text(json.dumps(data, indent=1) + "\n")
+    calibration.maps.cache_clear()
+    print(f"{game}: fitted on {data[game]['fitted_on']}")
+
+
+# ----------------------------------------------------------------- measure
+
+
+def bins(shown: np.ndarray, final: np.ndarray, n: int = BINS) -> list[dict]:
+    """Deciles of ``shown``: each bin's mean shown value, mean final score and
+    number of positions."""
+    order = np.argsort(shown, kind="stable")
+    return [
+        {
+            "shown": round(float(shown[g].mean()), 1),
+            "final": round(float(final[g].mean()), 1),
+            "n": int(g.size),
+        }
+        for g in np.array_split(order, n)
+    ]
+
+
+def worst(rows: list[dict]) -> float:
+    """The largest ``|final / shown - 1|`` over the bins."""
+    return max(abs(r["final"] / r["shown"] - 1) for r in rows)
+
+
+def measure(game: str) -> dict:
+    """Bin the held-out (odd) games' positions before and after the map; write the
+    record and the reliability diagram."""
+    from playahead.tools import calibration
+
+    held = [g for g in read_positions(game).values() if g["index"] % 2 == 1]
+    score, value, final, _ = _arrays(held)
+    shown = calibration.to_points(game, score, value)
+    after, before = bins(shown, final), bins(value, final)
+    result = {
+        "command": f"python -m benchmarks calibration --game {game}",
+        "what": "held-out positions of the default's record games (odd indices), "
+        "binned by decile of the shown value: mean shown value, mean final score",
+        "games": len(held),
+        "positions": int(len(score)),
+        "goal": GOAL,
+        "worst": round(worst(after), 4),
+        "worst_before": round(worst(before), 4),
+        "bins": after,
+        "before": before,
+    }
+    (RESULTS / f"{game}.json").write_text(json.dumps(result, indent=1) + "\n")
+    plot(game, result)
+    print(
+        f"{game}: {result['positions']} held-out positions of {len(held)} games; "
+        f"worst bin {worst(before):.1%} off before, {worst(after):.1%} after"
+    )
+    return result
+
+
+def plot(game: str, result: dict) -> Path:
+    """The reliability diagram: mean final score against mean shown value per bin,
+    before and after the map."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.2, 4.4), layout="constrained")
+    top = max(max(r["final"], r["shown"]) for r in result["bins"] + result["before"])
+    ax.plot([0, top], [0, top], color="grey", lw=0.8, label="final = shown")
+    ax.fill_between(
+        [0, top],
+        [0, top * (1 - GOAL)],
+        [0, top * (1 + GOAL)],
+        color="grey",
+        alpha=0.15,
+        label=f"±{GOAL:.0%}",
+    )
+    for key, style, label in (
+        ("before", "s--", "search value (before)"),
+        ("bins", "o-", "shown value (calibrated)"),
+    ):
+        rows = result[key]
+        ax.plot(
+            [r["shown"] for r in rows],
+            [r["final"] for r in rows],
+            style,
+            label=label,
+            ms=4,
+        )
+    ax.set_xlabel("mean shown value (decile bin)")
+    ax.set_ylabel("mean final score")
+    ax.set_title(
+        f"{game}: {result['positions']:,} held-out positions, {result['games']} games"
+    )
+    ax.legend(fontsize="small")
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    path = IMAGES / f"calibration-{game}.png"
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
