@@ -16,10 +16,13 @@ labelled, is the manifests'. A page links a record where GitHub can follow the l
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import re
+import string
 import sys
+import types
 from collections.abc import Callable
 from pathlib import Path
 
@@ -293,24 +296,6 @@ def leaves(folder: Path, spec: dict, link: Link) -> str:
     )
 
 
-def ntuple_eval(folder: Path, spec: dict, link: Link) -> str:
-    """A trained net on held-out games (``eval``) with its training (``model``)."""
-    ev = _read(folder, spec["eval"])
-    model = _read(folder, spec["model"])
-    s, games = ev["summary"], ev["games"]
-    tiles = spec["tiles"]
-    head = ["games", "mean", "SEM"] + [f"reached {t}" for t in tiles]
-    head += ["training", "TD updates", "CPU s"]
-    row = [str(s["games"]), _num(s["score_mean"]), _num(s["score_sem"])]
-    row += [
-        f"{100 * sum(g['max_tile'] >= t for g in games) / len(games):.1f}%"
-        for t in tiles
-    ]
-    row += [f"{model['games']:,} games", f"{model['updates']:,}"]
-    row.append(f"{model['cpu_seconds']:,.0f}")
-    return _table(head, [row], right_from=0)
-
-
 def strength(folder: Path, spec: dict, link: Link) -> str:
     """:func:`benchmarks.records.strength.readme_table`, records named as paths."""
     from benchmarks.records import strength as s
@@ -430,122 +415,6 @@ def box_table(folder: Path, spec: dict, link: Link) -> str:
     ]
     head = spec["head"]
     return _table(head, [r[: len(head)] for r in rows], right_from=2)
-
-
-def net_steps(folder: Path, spec: dict, link: Link) -> str:
-    """Each training step of a net: expectimax over it on the same seeded games
-    (``rows``: ``[record, label, the record it is compared with or null]``), with
-    the paired difference against the row named."""
-    from playahead.evaluate.stats import paired_difference
-
-    head = ["net", "search", "games", "mean", "95% CI", "3072", "6144", "ms/move"]
-    head.append("vs the row named, paired")
-    rows, names = [], {}
-    for i, (name, step, versus) in enumerate(spec["rows"]):
-        agent = _read(folder, name)["agents"][0]
-        names[name] = str(i + 1)
-        depth = re.search(r"depth=(\d+)", agent["spec"]).group(1)
-        vs = ""
-        if versus is not None:
-            other = _read(folder, versus)["agents"][0]["scores"]
-            n = min(len(other), len(agent["scores"]))  # game i: the same deal
-            d, lo, hi = paired_difference(
-                agent["scores"][:n], other[:n], np.random.default_rng(0), 2000
-            )
-            vs = f"{d:+,.0f} {_ci([lo, hi])} (row {names[versus]})"
-        rows.append(
-            [
-                f"{i + 1}. {step}",
-                f"depth {depth}",
-                str(agent["games"]),
-                _num(agent["mean"]),
-                _ci(agent["ci95"]),
-                *_reach(agent, ["3072", "6144"]),
-                _ms(agent["seconds_per_move"]),
-                vs,
-            ]
-        )
-    return _table(head, rows, right_from=2)
-
-
-def _greedy_cells(scores: np.ndarray, base: np.ndarray | None):
-    """``(mean, 95% CI, versus)`` of greedy ``scores``: ``versus`` is None for the
-    first row (``base`` None), else ``(difference, its CI, games)`` paired with
-    ``base`` over the games both played (game i is the same deal)."""
-    from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
-
-    lo, hi = bootstrap_mean_ci(scores, np.random.default_rng(0), 2000)
-    versus = None
-    if base is not None:
-        n = min(len(base), len(scores))
-        d, dlo, dhi = paired_difference(
-            scores[:n], base[:n], np.random.default_rng(0), 2000
-        )
-        versus = (f"{d:+,.0f}", _ci([dlo, dhi]), n)
-    return _num(float(scores.mean())), _ci([lo, hi]), versus
-
-
-def quantized(folder: Path, spec: dict, link: Link) -> str:
-    """A net written in several forms, each played greedily on the same held-out
-    games (``rows``: ``[label, greedy record, packaged-net info record or null]``,
-    the first the full-precision net): file size, stored entries, stated value
-    error, greedy mean with its 95% interval, and the paired difference against the
-    first row."""
-    head = ["values", "file", "stored entries", "value error", "games", "greedy mean"]
-    head += ["95% CI", "vs the first row, paired"]
-    rows, base = [], None
-    for label, record, info in spec["rows"]:
-        scores = np.array([g["score"] for g in _read(folder, record)["games"]], float)
-        net = _read(folder, info) if info else None
-        mean, ci, versus = _greedy_cells(scores, base)
-        base = scores if base is None else base
-        rows.append(
-            [
-                label,
-                f"{net['bytes'] / 2**20:.1f} MiB" if net else "",
-                f"{net['stored']:,}" if net else "",
-                f"{net['max_value_error']:,.0f}" if net else "",
-                f"{len(scores):,}",
-                mean,
-                ci,
-                "" if versus is None else f"{versus[0]} {versus[1]}",
-            ]
-        )
-    return _table(head, rows, right_from=1)
-
-
-def checkpoints(folder: Path, spec: dict, link: Link) -> str:
-    """Checkpoints of one training run, each played greedily on the same held-out
-    games (``rows``: ``[label, greedy record]``): games, greedy mean with its 95%
-    interval, 16384 rate, and the paired difference against the first row (over the
-    games both played: game i is the same deal)."""
-    head = [
-        "net",
-        "games",
-        "greedy mean",
-        "95% CI",
-        "16384",
-        "vs the first row, paired",
-    ]
-    rows, base = [], None
-    for label, record in spec["rows"]:
-        games = _read(folder, record)["games"]
-        scores = np.array([g["score"] for g in games], float)
-        mean, ci, versus = _greedy_cells(scores, base)
-        base = scores if base is None else base
-        vs = "" if versus is None else f"{versus[0]} {versus[1]} over {versus[2]:,}"
-        tops = np.array([g["max_tile"] for g in games])
-        rows.append(
-            [
-                label,
-                f"{len(scores):,}",
-                mean,
-                ci,
-                f"{100 * (tops >= 16384).mean():.0f}%",
-                vs,
-            ]
-        )
-    return _table(head, rows, right_from=1)
 
 
 def _progress_rows(folder: Path, progress: str) -> dict[int, dict]:
@@ -684,40 +553,6 @@ def _scores(games: list[dict]) -> np.ndarray:
     return np.array([g["score"] for g in games], float)
 
 
-def played_on(folder: Path, spec: dict, link: Link) -> str:
-    """Each net or search played on from the same positions (game i from position i
-    on the same deal): the final score, how often a 12288 was made, and the paired
-    difference with the row named."""
-    from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
-
-    head = ["net and search", "games", "mean final score", "95% CI", "12288"]
-    head += ["moves on", "vs the row named, paired"]
-    rows = []
-    for number, label, games, compared in _played_on(folder, spec["rows"]):
-        mine = _scores(games)
-        lo, hi = bootstrap_mean_ci(mine, np.random.default_rng(0), 2000)
-        made = sum(g["max_tile"] >= 12288 for g in games)
-        vs = ""
-        if compared is not None:
-            other, theirs = compared
-            d, dlo, dhi = paired_difference(
-                mine, _scores(theirs), np.random.default_rng(0), 2000
-            )
-            vs = f"{d:+,.0f} {_ci([dlo, dhi])} (row {other})"
-        rows.append(
-            [
-                f"{number}. {label}",
-                str(len(games)),
-                _num(mine.mean()),
-                _ci([lo, hi]),
-                f"{made} ({100 * made / len(games):.1f}%)",
-                f"{np.mean([g['moves'] for g in games]):.0f}",
-                vs,
-            ]
-        )
-    return _table(head, rows, right_from=1)
-
-
 def played_to(folder: Path, spec: dict, link: Link) -> str:
     """Each net played on from the same positions until a ``card`` (``--stop-at``):
     how often it got there, the score it stopped at, the paired differences."""
@@ -851,8 +686,137 @@ def field(folder: Path, spec: dict, link: Link) -> str:
     return _table(head, rows, right_from=2)
 
 
+# ------------------------------------------------------------------ generic table
+def _boot(values) -> tuple[float, float]:
+    """The 95% bootstrap interval of the mean of ``values`` (seed 0, 2,000 draws)."""
+    from playahead.evaluate.stats import bootstrap_mean_ci
+
+    return bootstrap_mean_ci(np.asarray(values, float), np.random.default_rng(0), 2000)
+
+
+def _pair(a, b) -> tuple[float, list[float]]:
+    """``a - b`` over the same games and its 95% bootstrap interval (seed 0)."""
+    from playahead.evaluate.stats import paired_difference
+
+    d, lo, hi = paired_difference(a, b, np.random.default_rng(0), 2000)
+    return d, [lo, hi]
+
+
+class _Games:
+    """The ``games`` of a record, for cell templates: ``n``, ``mean``, ``ci`` (of
+    the scores), ``moves`` (mean), and by tile ``reach[T]`` (``"63%"``), ``made[T]``
+    (a count) and ``share[T]`` (its percentage)."""
+
+    def __init__(self, games: list[dict]):
+        self.n = len(games)
+        self.scores = np.array([g["score"] for g in games], float)
+        self.mean = self.scores.mean()
+        self.moves = np.mean([g["moves"] for g in games])
+        tops = np.array([g["max_tile"] for g in games])
+        self.reach = _ByTile(lambda t: f"{100 * (tops >= t).mean():.0f}%")
+        self.made = _ByTile(lambda t: int((tops >= t).sum()))
+        self.share = _ByTile(lambda t: 100 * int((tops >= t).sum()) / self.n)
+
+    @functools.cached_property
+    def ci(self) -> tuple[float, float]:
+        return _boot(self.scores)
+
+    @staticmethod
+    def of(record: dict) -> _Games | _Agent:
+        """The games of a record of games, or its first agent's in an evaluator's."""
+        return _Games(record["games"]) if "games" in record else _Agent(record)
+
+
+class _Agent:
+    """An evaluator record's first agent as :class:`_Games` reads a record (``n``,
+    ``mean``, ``ci``, ``reach[T]``), with ``ms`` (seconds a move) and its spec's
+    ``option[NAME]``."""
+
+    def __init__(self, record: dict):
+        from playahead.agents import parse_spec
+
+        a = record["agents"][0]
+        self.n, self.mean, self.ci = a["games"], a["mean"], a["ci95"]
+        self.ms, self.scores = a["seconds_per_move"], np.array(a["scores"], float)
+        self.reach = _ByTile(lambda t: f"{100 * a['milestones'][str(t)]:.0f}%")
+        self.option = parse_spec(a["spec"])[1]
+
+
+class _ByTile(dict):
+    def __init__(self, of):
+        super().__init__()
+        self.of = of
+
+    def __missing__(self, tile):
+        return self.of(tile)
+
+
+class _Missing(Exception):
+    """A cell names a value its row does not have: the cell is left empty."""
+
+
+class _Cells(string.Formatter):
+    """Cell templates: ``str.format`` fields over a row's values, with the specs
+    ``num`` (``412,300``), ``ci`` (``[1, 2]``), ``ms`` and ``mib`` beside Python's; a
+    template that names a value its row lacks (or None) is an empty cell."""
+
+    SPECS = {"num": _num, "ci": _ci, "ms": _ms, "mib": lambda b: f"{b / 2**20:.1f} MiB"}
+
+    def get_field(self, name, args, kwargs):
+        try:
+            value, key = super().get_field(name, args, kwargs)
+        except (KeyError, TypeError, IndexError):
+            raise _Missing from None
+        if value is None:
+            raise _Missing
+        return value, key
+
+    def format_field(self, value, spec):
+        if spec in self.SPECS:
+            return self.SPECS[spec](value)
+        return super().format_field(value, spec)
+
+    def cell(self, template: str, row: dict) -> str:
+        try:
+            return self.vformat(template, (), row)
+        except _Missing:
+            return ""
+
+
+def rows_table(folder: Path, spec: dict, link: Link) -> str:
+    """The generic table: one row per ``rows`` entry, whose values ``row`` names (a
+    value naming a ``.json`` file is that record, read); its ``columns`` are
+    ``[head, template]`` pairs (:class:`_Cells`) over those values, the row's number
+    ``n``, its ``games`` (:class:`_Games` of the record ``games`` names, default
+    ``record``) and ``vs``, those games paired (``d``, ``ci``, ``n`` games both
+    played, the other ``row``) with the first row's (``versus: "first"``) or with the
+    row whose record its value ``versus`` names. ``right_from``: the first
+    right-aligned column (default 1)."""
+    cells, rows, seen, first = _Cells(), [], {}, None
+    games_of, versus = spec.get("games", "record"), spec.get("versus")
+    for number, entry in enumerate(spec["rows"], 1):
+        values = dict(zip(spec["row"], entry, strict=True))
+        row = {"n": number}
+        for key, value in values.items():
+            json_file = isinstance(value, str) and value.endswith(".json")
+            row[key] = _read(folder, value) if json_file and key != versus else value
+        if games_of in values:
+            row["games"] = mine = _Games.of(row[games_of])
+            other = first if versus == "first" else seen.get(values.get(versus))
+            if other is not None and other[1] is not mine:
+                n = min(len(mine.scores), len(other[1].scores))  # game i: one deal
+                d, ci = _pair(mine.scores[:n], other[1].scores[:n])
+                row["vs"] = types.SimpleNamespace(d=d, ci=ci, n=n, row=other[0])
+            seen[values[games_of]] = (number, mine)
+            first = first or seen[values[games_of]]
+        rows.append([cells.cell(template, row) for _, template in spec["columns"]])
+    head = [h for h, _ in spec["columns"]]
+    return _table(head, rows, right_from=spec.get("right_from", 1))
+
+
 #: A manifest table's ``kind`` -> its renderer.
 KINDS: dict[str, Callable[[Path, dict, Link], str]] = {
+    "rows": rows_table,
     "headline": headline,
     "field": field,
     "comparison": comparison_table,
@@ -861,19 +825,14 @@ KINDS: dict[str, Callable[[Path, dict, Link], str]] = {
     "elo": elo,
     "deeprl": deeprl,
     "leaves": leaves,
-    "ntuple-eval": ntuple_eval,
     "strength": strength,
     "strength-paired": strength_paired,
     "markdown-table": markdown_table,
     "ntuple-speed": ntuple_speed,
     "box-table": box_table,
-    "net-steps": net_steps,
-    "quantized": quantized,
-    "checkpoints": checkpoints,
     "curves": curves,
     "tdl-speed": tdl_speed,
     "default-searches": default_searches,
-    "played-on": played_on,
     "played-to": played_to,
 }
 
