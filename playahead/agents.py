@@ -26,6 +26,7 @@ _BUILTIN_MODULES = (
     "playahead.planners.solver",
     "playahead.ntuple.agent",
     "playahead.train.agents",
+    "playahead.alphazero.agent",
 )
 
 

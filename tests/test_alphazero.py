@@ -1,0 +1,250 @@
+"""AlphaZero: the compiled PUCT search against a plain-Python one, self-play's
+determinism, the agent, and the files it reads."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+import playahead  # noqa: F401
+from playahead import make_agent
+from playahead.alphazero import kernels as k
+from playahead.alphazero.net import NetFileError, PolicyValueNet, load_net, save_net
+from playahead.alphazero.search import (
+    Batch,
+    SelfPlaySettings,
+    root_values,
+    search,
+    self_play,
+)
+from playahead.games import connect_four as c4
+from tests import naive_puct
+
+
+def hashed_evaluator(obs: np.ndarray):
+    """Logits and values that depend only on each position, in exact binary
+    fractions, so float32 sums are the same in any order."""
+    weights = np.arange(1, obs[0].size + 1, dtype=np.int64).reshape(obs.shape[1:])
+    keys = [
+        int((o.astype(np.int64) * weights).sum() * 2654435761 % 1_000_003) for o in obs
+    ]
+    n_actions = 7 if obs.shape[2:] == (6, 7) else 9
+    logits = np.array(
+        [[(key >> a) % 4 - 1.5 for a in range(n_actions)] for key in keys], np.float32
+    )
+    values = np.array([((key % 9) - 4) / 8 for key in keys], np.float32)
+    return logits, values
+
+
+class _Calls:
+    def __init__(self, f):
+        self.f, self.calls, self.positions = f, 0, 0
+
+    def __call__(self, obs):
+        self.calls += 1
+        self.positions += len(obs)
+        return self.f(obs)
+
+
+def _c4_position(moves: list[int]):
+    state = c4.initial_state()
+    for m in moves:
+        if not c4.legal_mask(state)[m]:
+            continue
+        state = c4.apply(state, m)
+        if c4.is_terminal(state):
+            break
+    return int(state[0]), int(state[1])
+
+
+@pytest.mark.kernel
+@given(
+    moves=st.lists(st.integers(0, 6), max_size=30),
+    n_simulations=st.integers(1, 60),
+)
+def test_compiled_puct_matches_the_plain_python_search(moves, n_simulations):
+    s0, s1 = _c4_position(moves)
+    legal = np.zeros(7, np.bool_)
+    done, _ = k.game_status(k.CONNECT_FOUR, s0, s1, legal)
+    if done:
+        s0, s1 = 0, 0
+    batch = Batch.new(k.CONNECT_FOUR, 2, n_simulations)
+    roots = np.array([[s0, s1], [0, 0]], np.int64)
+    search(
+        batch,
+        roots,
+        np.array([True, False]),
+        _Calls(hashed_evaluator),
+        n_simulations,
+        1.5,
+    )
+    ref = naive_puct.search(
+        k.CONNECT_FOUR, s0, s1, hashed_evaluator, n_simulations, 1.5
+    )
+    visits, _ = root_values(batch.trees, 0)
+    np.testing.assert_array_equal(visits, ref.visits)
+    np.testing.assert_array_equal(batch.trees.value_sum[0, 0], ref.value_sum)
+    np.testing.assert_array_equal(batch.trees.prior[0, 0], ref.prior)
+    assert batch.trees.n_nodes[1] == 0  # the inactive slot was left alone
+
+
+@pytest.mark.kernel
+def test_compiled_puct_matches_on_tic_tac_toe():
+    batch = Batch.new(k.TIC_TAC_TOE, 1, 200)
+    search(
+        batch,
+        np.zeros((1, 2), np.int64),
+        np.ones(1, np.bool_),
+        _Calls(hashed_evaluator),
+        200,
+        1.0,
+    )
+    ref = naive_puct.search(k.TIC_TAC_TOE, 0, 0, hashed_evaluator, 200, 1.0)
+    np.testing.assert_array_equal(root_values(batch.trees, 0)[0], ref.visits)
+    np.testing.assert_array_equal(batch.trees.value_sum[0, 0], ref.value_sum)
+
+
+def _uniform(obs):
+    return np.zeros((len(obs), 7), np.float32), np.zeros(len(obs), np.float32)
+
+
+def test_search_takes_a_win_and_blocks_a_loss():
+    batch = Batch.new(k.CONNECT_FOUR, 2, 400)
+    # red to move with three on the bottom row; yellow to move facing them
+    roots = np.array([_c4_position([0, 6, 1, 6, 2, 5]), _c4_position([0, 6, 1, 6, 2])])
+    search(batch, roots, np.ones(2, np.bool_), _Calls(_uniform), 400, 1.5)
+    visits, q = root_values(batch.trees, 0)
+    assert visits.argmax() == 3 and q[3] == 1.0
+    visits, q = root_values(batch.trees, 1)
+    assert visits.argmax() == 3 and q[3] > -1.0
+    # any other move loses at once: the search has seen it and left it
+    assert np.nanmax(np.delete(q, 3)) < 0 and visits[3] > 0.8 * visits.sum()
+
+
+class _RowNet(torch.nn.Module):
+    """A net whose output for a row depends on that row only (exactly)."""
+
+    def forward(self, obs):
+        logits, values = hashed_evaluator(obs.numpy())
+        return torch.from_numpy(logits), torch.from_numpy(values)
+
+
+def test_self_play_games_do_not_depend_on_slots_or_order():
+    settings = SelfPlaySettings(n_simulations=12, slots=5)
+    a = self_play(
+        k.CONNECT_FOUR, _RowNet(), [0, 1, 2, 3], seed=7, iteration=2, settings=settings
+    )
+    b = self_play(
+        k.CONNECT_FOUR,
+        _RowNet(),
+        [2, 3],
+        seed=7,
+        iteration=2,
+        settings=SelfPlaySettings(n_simulations=12, slots=1),
+    )
+    n = int(a.lengths[:2].sum())
+    np.testing.assert_array_equal(a.obs[n:], b.obs)
+    np.testing.assert_array_equal(a.policy[n:], b.policy)
+    np.testing.assert_array_equal(a.results[2:], b.results)
+    c = self_play(
+        k.CONNECT_FOUR, _RowNet(), [0, 1, 2, 3], seed=8, iteration=2, settings=settings
+    )
+    assert not np.array_equal(a.results, c.results) or not np.array_equal(
+        a.lengths, c.lengths
+    )
+
+
+def test_self_play_targets_are_results_for_the_player_to_move():
+    games = self_play(
+        k.TIC_TAC_TOE,
+        _RowNet(),
+        list(range(6)),
+        seed=1,
+        iteration=1,
+        settings=SelfPlaySettings(n_simulations=8, slots=3),
+    )
+    start = 0
+    for result, length in zip(games.results, games.lengths, strict=True):
+        z = games.z[start : start + length]
+        # the first player moves at even plies
+        np.testing.assert_array_equal(z[0::2], result)
+        np.testing.assert_array_equal(z[1::2], -result)
+        np.testing.assert_allclose(
+            games.policy[start : start + length].sum(1), 1.0, rtol=1e-6
+        )
+        assert not (games.policy[start : start + length] > 0)[
+            ~games.legal[start : start + length]
+        ].any()
+        start += length
+    assert start == len(games.z)
+
+
+@pytest.fixture(scope="module")
+def c4_net(tmp_path_factory):
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("net") / "net.npz"
+    save_net(PolicyValueNet(k.CONNECT_FOUR, 8, 1), path)
+    return path
+
+
+def test_net_file_round_trip_and_damage(c4_net, tmp_path):
+    net, meta = load_net(c4_net, "ConnectFour-v0")
+    assert meta["channels"] == 8 and meta["env_id"] == "ConnectFour-v0"
+    with pytest.raises(NetFileError, match="not for TicTacToe-v0"):
+        load_net(c4_net, "TicTacToe-v0")
+    data = bytearray(c4_net.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(NetFileError, match="bad.npz"):
+        load_net(bad)
+    with pytest.raises(NetFileError, match="no AlphaZero net"):
+        load_net(tmp_path / "missing.npz")
+    (tmp_path / "pickle.npz").write_bytes(b"\x80\x04not a zip")
+    with pytest.raises(NetFileError, match="not a readable"):
+        load_net(tmp_path / "pickle.npz")
+
+
+def test_agent_is_deterministic_given_its_seed(c4_net):
+    env = gym.make("ConnectFour-v0", opponent=None)
+    moves = []
+    for seed in (3, 3):
+        agent = make_agent(f"alphazero:path={c4_net},n_simulations=30,seed={seed}")
+        env.reset(seed=0)
+        played = []
+        for _ in range(6):
+            a = agent.act(env.unwrapped)
+            played.append(a)
+            env.step(a)
+        moves.append(played)
+    assert moves[0] == moves[1]
+    raw = make_agent(f"alphazero:path={c4_net},n_simulations=0,seed=1")
+    analysis = raw.analyze(env.unwrapped)
+    assert analysis.value_kind == "policy"
+    assert np.nansum(analysis.values) == pytest.approx(1.0)
+    assert analysis.stats["net_calls"] == 1
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("alphazero:n_simulations=100_000_000", "n_simulations must be"),
+        ("alphazero:n_simulations=-1", "n_simulations must be"),
+        ("alphazero:path=/nonexistent/dir", "no AlphaZero net"),
+    ],
+)
+def test_agent_refuses_bad_options(spec, message):
+    with pytest.raises(ValueError, match=message):
+        make_agent(spec)
+
+
+def test_agent_refuses_a_net_of_another_game(c4_net):
+    env = gym.make("TicTacToe-v0")
+    env.reset(seed=0)
+    agent = make_agent(f"alphazero:path={c4_net},n_simulations=4")
+    with pytest.raises(ValueError, match="not TicTacToe-v0"):
+        agent.act(env.unwrapped)

@@ -1,0 +1,161 @@
+"""AlphaZero runs: resume after ``kill -9``, no overwritten run, damaged checkpoints,
+worker processes and Ray actors playing the same games."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from playahead.alphazero.net import read_net_file
+
+TINY = [
+    "--env",
+    "TicTacToe-v0",
+    "--games-per-iteration",
+    "48",
+    "--n-simulations",
+    "12",
+    "--channels",
+    "8",
+    "--blocks",
+    "1",
+    "--batch-size",
+    "64",
+    "--slots",
+    "16",
+    "--no-progress",
+    "--no-tensorboard",
+    "--seed",
+    "5",
+]
+
+
+def _train(out: Path, *extra: str, check=True) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "playahead.alphazero", "--out", str(out), *TINY, *extra],
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=600,
+    )
+
+
+def _curve(out: Path) -> list[dict]:
+    with open(out / "curve.csv") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        row.pop("cpu_hours")
+    return rows
+
+
+def _weights(out: Path) -> str:
+    return read_net_file(out / "net.npz")[0]["weights_sha256"]
+
+
+def test_a_run_killed_and_resumed_is_the_unbroken_run(tmp_path):
+    whole = tmp_path / "whole"
+    _train(whole, "--iterations", "4", "--workers", "0")
+    broken = tmp_path / "broken"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "playahead.alphazero",
+            "--out",
+            str(broken),
+            *TINY,
+            "--iterations",
+            "4",
+            "--workers",
+            "0",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    state = broken / "checkpoint" / "state.json"
+    done = 0
+    try:
+        while proc.poll() is None:
+            if state.exists():
+                done = json.loads(state.read_text())["iteration"]
+                if done >= 1:
+                    break
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait()
+    killed_at = json.loads(state.read_text())["iteration"]
+    assert 1 <= killed_at < 4, "the run ended before it could be killed"
+    refused = _train(broken, "--iterations", "4", "--workers", "0", check=False)
+    assert refused.returncode != 0 and "--resume" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    _train(broken, "--iterations", "4", "--workers", "0", "--resume")
+    assert _curve(broken) == _curve(whole)
+    assert _weights(broken) == _weights(whole)
+    assert len(list((broken / "checkpoint").glob("net-*.npz"))) == 1
+
+
+def test_a_damaged_checkpoint_gets_one_line(tmp_path):
+    out = tmp_path / "run"
+    _train(out, "--iterations", "1", "--workers", "0")
+    buffer = next((out / "checkpoint").glob("buffer-*.npz"))
+    buffer.write_bytes(buffer.read_bytes()[:-10])
+    result = _train(out, "--iterations", "2", "--workers", "0", "--resume", check=False)
+    assert result.returncode != 0
+    assert "damaged" in result.stderr and "Traceback" not in result.stderr
+    (out / "checkpoint" / "state.json").unlink()
+    result = _train(out, "--iterations", "2", "--workers", "0", "--resume", check=False)
+    assert "missing or damaged" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        (("--n-simulations", "1000000"), "n_simulations must be in"),
+        (("--workers", "1000"), "workers must be in"),
+        (("--env", "2048-v0"), "alphazero trains on"),
+    ],
+)
+def test_options_over_their_caps_get_one_line(tmp_path, option, message):
+    result = _train(tmp_path / "run", *option, check=False)
+    assert result.returncode != 0 and message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_worker_processes_and_ray_actors_play_the_same_run(tmp_path):
+    pytest.importorskip("ray", reason="the distributed extra (ray) is not installed")
+    procs = tmp_path / "procs"
+    _train(procs, "--iterations", "1", "--workers", "2")
+    ray_run = tmp_path / "ray"
+    env = {**os.environ, "RAY_ADDRESS": "", "RAY_USAGE_STATS_ENABLED": "0"}
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "playahead.alphazero",
+            "--out",
+            str(ray_run),
+            *TINY,
+            "--iterations",
+            "1",
+            "--workers",
+            "2",
+            "--ray",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+        env=env,
+    )
+    assert _curve(procs) == _curve(ray_run)
+    assert _weights(procs) == _weights(ray_run)
