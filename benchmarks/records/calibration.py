@@ -1,8 +1,7 @@
 """The calibration of the default search's values to expected final scores.
 
-    python -m benchmarks calibration --game threes|2048 [--games N] [--replay-only]
-
-Three steps, each resumable:
+    python -m benchmarks calibration --game threes|2048 [--games N] [--openings MOVES]
+        [--replay-only]
 
 1. **Replay.** Games ``0 .. N-1`` of the committed default record
    (``benchmarks/results/strength/{game}-default.json``: ``playahead evaluate
@@ -10,27 +9,29 @@ Three steps, each resumable:
    (:func:`playahead.agents.game_seeds`, one agent built from the record's spec per
    game, ``analyze`` deciding every move as ``act`` does). Every :data:`STRIDE`-th
    position is kept: its move number, the score so far and the search's value of the
-   move it plays (the largest value, the one ``hint`` lists first). Each finished game
-   is appended as one line to ``benchmarks/results/calibration/{game}-positions.jsonl``
-   with its final score (and the record's, which it matches when the code plays as
-   the record did); a game already in the file is not played again.
-2. **Fit.** On the games with an even index, a monotone map from the search's value
-   to the final score (:mod:`playahead.tools.calibration`: the expected points still
-   to come as a piecewise-linear, non-decreasing function of the points the search
-   sees coming, fitted by isotonic regression on quantile bins), written to
-   ``playahead/data/calibration.json``.
-3. **Measure.** On the games with an odd index (held out), the shown values before
-   (the search's) and after the map are binned by decile; each bin's mean shown value
-   is compared with the mean final score of its positions. Written to
-   ``benchmarks/results/calibration/{game}.json`` (``bins``: after, ``before``:
-   before) and drawn as a reliability diagram into
-   ``docs/calibration-{game}.png``.
+   move it plays (the largest value, the one ``hint`` lists first). Each game is
+   appended as one line to ``benchmarks/results/calibration/{game}-positions.jsonl``
+   with its final score and the record's (equal when the code plays as the record
+   did); a game already there is not played again. ``--openings MOVES`` plays only the
+   first MOVES moves (every :data:`OPENING_STRIDE`-th position kept) into
+   ``{game}-openings.jsonl``, with the record's final score: cheap positions of many
+   games, where the final score varies most.
+2. **Fit.** On every replayed game (a whole game where there is one, else its
+   opening), the map of :func:`playahead.tools.calibration.to_points` (:func:`fit_map`),
+   written to ``playahead/data/calibration.json``.
+3. **Measure.** Two-fold cross-fitting: each position is shown by the map fitted on
+   the games of the other parity. The shown values (and, before, the search's own)
+   are binned by decile; each bin's mean shown value is compared with the mean final
+   score of its positions. Written to ``benchmarks/results/calibration/{game}.json``
+   (``bins``; ``before``), drawn as a reliability diagram into
+   ``docs/calibration-{game}.png`` and tabled in docs/tools.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from pathlib import Path
 
@@ -196,21 +197,26 @@ def fit_map(
     return out
 
 
+def _fit(games: list[dict]) -> dict:
+    score, value, final, _ = _arrays(games)
+    return fit_map(score, np.maximum(value - score, 0.0), final - score)
+
+
 def fit(game: str) -> None:
-    """Fit the map on the even games and write it into ``calibration.json``."""
+    """Fit the map on every replayed game and write it into ``calibration.json``."""
     from playahead.tools import calibration
 
-    games = [g for g in read_positions(game).values() if g["index"] % 2 == 0]
-    score, value, final, _ = _arrays(games)
-    knots = fit_map(score, np.maximum(value - score, 0.0), final - score)
+    games = list(read_positions(game).values())
     record = json.loads((STRENGTH / f"{game}-default.json").read_text())
     data = json.loads(calibration.DATA.read_text()) if calibration.DATA.exists() else {}
+    whole = sum("final_from" not in g for g in games)
     data[game] = {
         "evaluator": record["identity"]["options"]["evaluator"],
-        "fitted_on": f"{len(games)} games, {len(score)} positions "
-        f"(benchmarks/results/calibration/{game}-positions.jsonl, even indices)",
+        "fitted_on": f"{sum(len(g['positions']) for g in games)} positions of "
+        f"{len(games)} record games ({whole} whole, {len(games) - whole} openings): "
+        f"benchmarks/results/calibration/{game}-*.jsonl",
         "command": f"python -m benchmarks calibration --game {game}",
-        **knots,
+        **_fit(games),
     }
     calibration.DATA.write_text(json.dumps(data, indent=1) + "\n")
     calibration.maps.cache_clear()
@@ -240,20 +246,34 @@ def worst(rows: list[dict]) -> float:
 
 
 def measure(game: str) -> dict:
-    """Bin the held-out (odd) games' positions before and after the map; write the
-    record and the reliability diagram."""
+    """Two-fold cross-fitting: the map fitted on the even games shows the odd games'
+    positions, the one fitted on the odd games the even games'; every position is
+    shown by a map fitted without its game. Bin before and after; write the record,
+    the reliability diagram and the docs' table."""
     from playahead.tools import calibration
 
-    held = [g for g in read_positions(game).values() if g["index"] % 2 == 1]
-    score, value, final, _ = _arrays(held)
-    shown = calibration.to_points(game, score, value)
+    games = list(read_positions(game).values())
+    parts = []
+    for fold in (0, 1):
+        fitted = _fit([g for g in games if g["index"] % 2 != fold])
+        score, value, final, _ = _arrays([g for g in games if g["index"] % 2 == fold])
+        parts.append((calibration.to_points(game, score, value, fitted), value, final))
+    shown, value, final = (np.concatenate(c) for c in zip(*parts, strict=True))
     after, before = bins(shown, final), bins(value, final)
+    whole = sum("final_from" not in g for g in games)
+    matched = sum(
+        g["final"] == g["record_score"] for g in games if "final_from" not in g
+    )
     result = {
         "command": f"python -m benchmarks calibration --game {game}",
-        "what": "held-out positions of the default's record games (odd indices), "
-        "binned by decile of the shown value: mean shown value, mean final score",
-        "games": len(held),
-        "positions": int(len(score)),
+        "what": "positions of the default's record games, each shown by the map fitted "
+        "on the games of the other parity (two-fold cross-fitting), binned by decile "
+        "of the shown value: mean shown value, mean final score, positions; before: "
+        "the search's own values binned the same way",
+        "games": len(games),
+        "whole_games": whole,
+        "whole_games_as_recorded": matched,
+        "positions": int(len(shown)),
         "goal": GOAL,
         "worst": round(worst(after), 4),
         "worst_before": round(worst(before), 4),
@@ -262,11 +282,45 @@ def measure(game: str) -> dict:
     }
     (RESULTS / f"{game}.json").write_text(json.dumps(result, indent=1) + "\n")
     plot(game, result)
+    write_page()
     print(
-        f"{game}: {result['positions']} held-out positions of {len(held)} games; "
+        f"{game}: {result['positions']} held-out positions of {len(games)} games; "
         f"worst bin {worst(before):.1%} off before, {worst(after):.1%} after"
     )
     return result
+
+
+PAGE = ROOT / "docs" / "tools.md"
+MARKER = re.compile(
+    r"(<!-- table:calibration -->\n).*?(<!-- /table:calibration -->)", re.S
+)
+
+
+def table() -> str:
+    """The docs' table of the committed measurements."""
+    lines = [
+        "| game | positions (games) | worst bin before | worst bin after | bins within "
+        "±10% |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for game, name in (("threes", "Threes"), ("2048", "2048")):
+        path = RESULTS / f"{game}.json"
+        if not path.exists():
+            continue
+        r = json.loads(path.read_text())
+        inside = sum(abs(b["final"] / b["shown"] - 1) <= r["goal"] for b in r["bins"])
+        lines.append(
+            f"| {name} | {r['positions']:,} ({r['games']}) | {r['worst_before']:.0%} | "
+            f"{r['worst']:.0%} | {inside} of {len(r['bins'])} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_page() -> None:
+    text = PAGE.read_text()
+    new, n = MARKER.subn(lambda m: m.group(1) + table() + m.group(2), text)
+    if n == 1:
+        PAGE.write_text(new)
 
 
 def plot(game: str, result: dict) -> Path:

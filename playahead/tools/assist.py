@@ -1,9 +1,14 @@
 """``playahead assist threes|2048``: follow a game played on another device.
 
-You enter the board once (``--board``, or the first line of input; Threes also the
-preview: ``--next``, or the second line; ``--deck`` as in ``playahead hint``). Then,
-after each move, one short line says what happened; playahead keeps the board, counts
-Threes' deck, and shows every move's expected final score and the best move.
+You enter the board once (``--board``, or at the prompt: one line with the rows split
+by ``/``, or four lines of four cells; Threes also the preview: ``--next``, or the next
+line). Threes' deck: a new game deals 9 cards from the 12-card deck and previews the
+10th, so on a fresh deal (nine 1s, 2s and 3s) the deck is counted from the board and
+the preview; on another board give ``--deck`` as in ``playahead hint``, or answer the
+prompt (Enter: a fresh deck less the preview). Then, after each move, one short line
+says what happened; playahead keeps the board, counts Threes' deck, and shows every
+move's expected final score (:mod:`playahead.tools.calibration`) and the best move,
+listed first on a tie.
 
 An entry, spaces ignored (the swipe may be left out: it is then the suggested move):
 
@@ -12,8 +17,8 @@ An entry, spaces ignored (the swipe may be left out: it is then the suggested mo
 * 2048: the cell where the new tile came in, one key laid out like the board on the
   left of the keyboard (``1234`` the top row, ``qwer``, ``asdf``, ``zxcv`` the bottom
   row), then ``4`` when the tile was a 4; the cell may be left out when one cell was
-  empty. ``q`` = a 2 came in at row 2, column 1; ``jv4`` = swiped down, a 4 came in
-  at the bottom right.
+  empty (``h4`` = swiped left, a 4 came in on the one empty cell). ``q`` = a 2 came in
+  at row 2, column 1; ``jv4`` = swiped down, a 4 came in at the bottom right.
 * Threes: the line the card came in on (``1``-``4``: rows from the top after a left
   or right swipe, columns from the left after up or down; left out when one line
   moved), the next preview: ``1``, ``2`` or ``3``, or ``+`` for a bonus card (``+6``:
@@ -28,9 +33,11 @@ An empty entry (Enter alone) takes every default: the suggested move, and where 
 card or tile came in when only one place was possible.
 
 An entry that the rules or the deck count rule out gets one line saying why, and
-nothing changes. The game file (:mod:`playahead.tools.gamefile`) is written after every
-move (atomically), so a ``kill -9`` loses nothing: ``--resume FILE`` goes on, and
-``playahead review FILE`` reviews the game. Steps are read from standard input line by
+nothing changes. The game file (:mod:`playahead.tools.gamefile`; ``--save``, by default
+``assist-GAME.json``) is written after every move (atomically), so a ``kill -9`` loses
+nothing: ``--resume FILE`` goes on, and ``playahead review FILE`` reviews the game. A
+new game never overwrites a game file (it is refused, naming ``--resume``), and Ctrl-C
+names the file and how to resume it. Steps are read from standard input line by
 line, so a script can drive it.
 
 ``--keys-of GAME_FILE`` prints the shortest entries that replay a recorded game, one a
@@ -431,9 +438,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     text = __doc__.split("\n\n", 2)[2]  # plain text, without reST markup
     parser.epilog = re.sub(r":\w+:`~?([^`]*)`", r"\1", text).replace("``", "")
     parser.add_argument("game", help="threes or 2048")
-    parser.add_argument("--board", help="the board: rows split by '/' (else read)")
+    parser.add_argument(
+        "--board",
+        help="the board: rows split by '/' (else asked: one line, or row by row)",
+    )
     parser.add_argument("--next", dest="next_card", help="Threes: the previewed card")
-    parser.add_argument("--deck", help="Threes: 1s,2s,3s left in the deck (e.g. 4,3,4)")
+    parser.add_argument(
+        "--deck",
+        help="Threes: 1s,2s,3s left in the deck after the preview, e.g. 4,3,4 "
+        "(default: counted from a fresh deal of 9 cards, else asked)",
+    )
     parser.add_argument("--score", type=int, default=0, help="2048: the score so far")
     parser.add_argument(
         "--save", type=Path, help="the game file (default: assist-GAME.json)"
@@ -445,7 +459,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--keys-of",
         type=Path,
         metavar="GAME_FILE",
-        help="print the keys typed per move to replay this game file here",
+        help="print the entries that replay this game file here, one a move, and "
+        "the keys typed per move",
     )
     parser.set_defaults(func=run)
 

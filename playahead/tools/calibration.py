@@ -45,9 +45,10 @@ def maps() -> dict[str, dict]:
     return json.loads(DATA.read_text())
 
 
-def to_points(game: str, score, values) -> np.ndarray:
+def to_points(game: str, score, values, knots: dict | None = None) -> np.ndarray:
     """The search values ``values`` (float[n], NaN kept) of ``game`` positions whose
-    score so far is ``score`` (a number, or one per value), as expected final scores.
+    score so far is ``score`` (a number, or one per value), as expected final scores
+    (by the game's map in :func:`maps`, or by ``knots`` of the same form).
 
     With ``ahead = value - score`` (the points the search sees coming, at least 0):
     ``score + max(ahead + h(score, ahead), 0)``, where ``h`` (the points the default
@@ -61,7 +62,7 @@ def to_points(game: str, score, values) -> np.ndarray:
         >>> bool(a - b >= 10_000.0)
         True
     """
-    knots = maps()[_GAMES[game]]
+    knots = knots or maps()[_GAMES[game]]
     shape = np.shape(values)
     values = np.asarray(values, dtype=float).ravel()
     score = np.broadcast_to(np.asarray(score, dtype=float), shape).ravel()
