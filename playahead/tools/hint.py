@@ -24,7 +24,10 @@ with minimax's values where the position is not solved within its node budget:
 first, under a line naming the values' unit (``values: expected final score`` when the
 planner's ``value_kind`` is ``"score"``, shown as ``412,300``; ``heuristic value, not
 points`` for expectimax's hand-made evaluators), and one line saying what the value
-means. Moves are named as in ``play`` and
+means. The default search's values on Threes and 2048 are shown in points: mapped to
+the final score the default reaches from the position
+(:func:`playahead.tools.calibration.calibrate`; a move that ends the game, at the
+game's final score). Moves are named as in ``play`` and
 ``watch``: tic-tac-toe cells and Connect Four columns count from 0 (the env's actions).
 
 Inputs and search are capped: piles up to 100, board files up to 64 KiB (see
