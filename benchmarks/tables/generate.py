@@ -78,20 +78,15 @@ def single_table(
     labels: dict[str, str] | None = None,
     tiles: list[str] | None = None,
     versus: str | None = None,
-    specs: list[str] | None = None,
 ) -> str:
     """One row per agent of a one-player evaluator record: mean, 95% CI, median, the
     share of games reaching ``tiles`` (default: the two highest any agent reached),
     ms/move and, with ``versus``, the paired difference against that agent."""
-    labels = labels or {}
-    agents = [a for a in data["agents"] if specs is None or a["spec"] in specs]
+    labels, agents = labels or {}, data["agents"]
     if tiles is None:
-        reached = [
-            t
-            for t in data["agents"][0]["milestones"]
-            if any(a["milestones"][t] for a in agents)
-        ]
-        tiles = reached[-2:] or list(data["agents"][0]["milestones"])[:1]
+        every = list(agents[0]["milestones"])
+        reached = [t for t in every if any(a["milestones"][t] for a in agents)]
+        tiles = reached[-2:] or every[:1]
     head = ["agent", "games", "mean", "95% CI", "median"]
     head += [f"reached {t}" for t in tiles] + ["ms/move"]
     if versus:
@@ -105,30 +100,6 @@ def single_table(
             d = _paired(data, a["spec"], versus) if a["spec"] != versus else None
             row.append(f"{d[0]:+,.0f} {_ci(d[1])}" if d else "")
         rows.append(row)
-    return _table(head, rows)
-
-
-def elo_table(data: dict, labels: dict[str, str], versus: str) -> str:
-    """A two-player round robin: Elo with its 95% CI, W-D-L over all games and
-    against ``versus``."""
-    head = ["agent", "Elo", "95% CI", "W-D-L", f"vs {labels.get(versus, versus)}"]
-    rows = []
-    for p in sorted(data["agents"], key=lambda p: -p["elo"]):
-        vs = ""
-        for r in data["pairs"]:
-            if p["spec"] != versus and {r["a"], r["b"]} == {p["spec"], versus}:
-                w, d, l_ = r["wins"], r["draws"], r["losses"]
-                vs = f"{w}-{d}-{l_}" if r["a"] == p["spec"] else f"{l_}-{d}-{w}"
-        lo, hi = p["elo_ci95"]
-        rows.append(
-            [
-                labels.get(p["spec"], f"`{p['spec']}`"),
-                f"{p['elo']:.0f}",
-                f"[{lo:.0f}, {hi:.0f}]",
-                f"{p['wins']}-{p['draws']}-{p['losses']}",
-                vs,
-            ]
-        )
     return _table(head, rows)
 
 
@@ -162,16 +133,9 @@ def headline(folder: Path, spec: dict, link: Link) -> str:
     head += ["ms/move", "training"]
     rows = []
     for label, *specs in spec["rows"]:
-        cells = [label]
-        for s, agents in zip(specs, by_spec, strict=True):
-            a = agents[s]
-            cells.append(f"{_num(a['mean'])} {_ci(a['ci95'])}")
-        cells.append(
-            " / ".join(
-                _ms(agents[s]["seconds_per_move"])
-                for s, agents in zip(specs, by_spec, strict=True)
-            )
-        )
+        mine = [agents[s] for s, agents in zip(specs, by_spec, strict=True)]
+        cells = [label, *(f"{_num(a['mean'])} {_ci(a['ci95'])}" for a in mine)]
+        cells.append(" / ".join(_ms(a["seconds_per_move"]) for a in mine))
         costs = [_cost(r, s) for r, s in zip(records, specs, strict=True)]
         cells.append("" if costs == ["-", "-"] else " / ".join(costs))
         rows.append(cells)
@@ -203,24 +167,19 @@ def demo(folder: Path, spec: dict, link: Link) -> str:
 
     data = _read(folder, spec["record"])
     labels = {a["spec"]: label(a["spec"]) for a in data["agents"]}
-    t = data.get("training", {})
-    cost = []
+    t, cost = data.get("training", {}), []
     if "ntuple" in t:
-        cost.append(
-            f"the n-tuple net trained {t['ntuple']['games']:,} games in "
-            f"{t['ntuple']['cpu_seconds']:.0f} CPU s"
-        )
+        nt = t["ntuple"]
+        cost.append(f"the n-tuple net trained {nt['games']:,} games in ")
+        cost[-1] += f"{nt['cpu_seconds']:.0f} CPU s"
     if "ppo" in t:
+        ppo = t["ppo"]
         cost.append(
-            f"MaskablePPO {t['ppo']['steps']:,} steps in "
-            f"{t['ppo']['cpu_seconds']:.0f} CPU s"
+            f"MaskablePPO {ppo['steps']:,} steps in {ppo['cpu_seconds']:.0f} CPU s"
         )
-    learned = [a["spec"] for a in data["agents"] if "path=" in a["spec"]]
-    search = [
-        a["spec"]
-        for a in data["agents"]
-        if "path=" not in a["spec"] and a["spec"] not in ("random", "greedy")
-    ]
+    specs = [a["spec"] for a in data["agents"]]
+    learned = [s for s in specs if "path=" in s]
+    search = [s for s in specs if "path=" not in s and s not in ("random", "greedy")]
     return (
         f"`{data['command']}`: {data['n_games']} seeded games per agent, seed "
         f"{data['seed']}; {'; '.join(cost)}.\n\n"
@@ -233,53 +192,10 @@ def demo(folder: Path, spec: dict, link: Link) -> str:
 def pair_matrix(data: dict, rows: list[str], cols: list[str], labels: dict) -> str:
     """``row - column`` over the same games with its 95% CI, for every pair."""
     head = ["", *(labels.get(c, c) for c in cols)]
-    body = []
-    for r in rows:
-        cells = []
-        for c in cols:
-            d, ci = _paired(data, r, c)
-            cells.append(f"{d:+,.0f} {_ci(ci)}")
-        body.append([labels.get(r, r), *cells])
+    pairs = {(r, c): _paired(data, r, c) for r in rows for c in cols}
+    cells = {k: f"{d:+,.0f} {_ci(ci)}" for k, (d, ci) in pairs.items()}
+    body = [[labels.get(r, r), *(cells[r, c] for c in cols)] for r in rows]
     return _table(head, body)
-
-
-def single(folder: Path, spec: dict, link: Link) -> str:
-    """:func:`single_table` of a one-player record, with the manifest's ``labels``,
-    ``tiles`` and ``versus``."""
-    data = _read(folder, spec["record"])
-    return single_table(
-        data, spec.get("labels"), tiles=spec.get("tiles"), versus=spec.get("versus")
-    )
-
-
-def elo(folder: Path, spec: dict, link: Link) -> str:
-    """:func:`elo_table` of a two-player round robin."""
-    return elo_table(_read(folder, spec["record"]), spec["labels"], spec["versus"])
-
-
-def deeprl(folder: Path, spec: dict, link: Link) -> str:
-    """The 10M-step deep-RL runs, each beside greedy: one row per ``rows`` entry
-    ``[record, agent spec, label]``."""
-    head = ["env", "agent, 10M steps", "games", "mean", "95% CI", "vs greedy, paired"]
-    head.append("largest tiles reached")
-    rows = []
-    for path, agent_spec, label in spec["rows"]:
-        data = _read(folder, path)
-        a = next(a for a in data["agents"] if a["spec"] == agent_spec)
-        d, ci = _paired(data, agent_spec, "greedy")
-        reached = [(t, v) for t, v in a["milestones"].items() if v > 0][-2:]
-        rows.append(
-            [
-                data["env_id"],
-                label,
-                str(a["games"]),
-                _num(a["mean"]),
-                _ci(a["ci95"]),
-                f"{d:+,.0f} {_ci(ci)}",
-                ", ".join(f"{t} in {100 * v:.0f}%" for t, v in reached),
-            ]
-        )
-    return _table(head, rows, right_from=2)
 
 
 def leaves(folder: Path, spec: dict, link: Link) -> str:
@@ -315,21 +231,11 @@ def strength_paired(folder: Path, spec: dict, link: Link) -> str:
         if not all((folder / f"{x}.json").is_file() for x in (a, b)):
             continue  # a setting not (yet) recorded has no row, as in the table above
         p = s.paired(a, b, folder)
-        rows.append(
-            [
-                a,
-                b,
-                str(p["games"]),
-                _num(p[a]),
-                _num(p[b]),
-                f"{p['difference']:+,.0f}",
-                _ci(p["ci95"]),
-            ]
-        )
+        row = [a, b, str(p["games"]), _num(p[a]), _num(p[b])]
+        rows.append([*row, f"{p['difference']:+,.0f}", _ci(p["ci95"])])
     head = ["A", "B", "games both played", "A mean", "B mean", "A - B", "95% CI"]
-    return "`python -m benchmarks strength --setting A --paired B`:\n\n" + _table(
-        head, rows, right_from=2
-    )
+    table = _table(head, rows, right_from=2)
+    return f"`python -m benchmarks strength --setting A --paired B`:\n\n{table}"
 
 
 def markdown_table(folder: Path, spec: dict, link: Link) -> str:
@@ -341,14 +247,10 @@ def markdown_table(folder: Path, spec: dict, link: Link) -> str:
 def ntuple_speed(folder: Path, spec: dict, link: Link) -> str:
     """A training run's TD updates per CPU second (its ``model``)."""
     m = _read(folder, spec["model"])
-    rate = m["updates"] / m["cpu_seconds"]
     row = [f"{m['games']:,}", f"{m['updates']:,}", f"{m['cpu_seconds']:.1f}"]
-    row.append(f"{rate / 1e6:.2f} M")
-    return _table(
-        ["training games", "TD updates", "CPU s (kernel)", "updates per CPU s"],
-        [row],
-        right_from=0,
-    )
+    row.append(f"{m['updates'] / m['cpu_seconds'] / 1e6:.2f} M")
+    head = ["training games", "TD updates", "CPU s (kernel)", "updates per CPU s"]
+    return _table(head, [row], right_from=0)
 
 
 def tdl_speed(folder: Path, spec: dict, link: Link) -> str:
@@ -456,23 +358,10 @@ def curves(folder: Path, spec: dict, link: Link) -> str:
 
 
 def _record_row(label: str, games: list[dict]) -> tuple[list[str], np.ndarray]:
-    from playahead.evaluate.stats import bootstrap_mean_ci
-
-    scores = np.array([g["score"] for g in games], float)
-    tops = np.array([g["max_tile"] for g in games])
-    moves = np.array([g["moves"] for g in games], float)
-    ms = float((np.array([g["ms_per_move"] for g in games]) * moves).sum())
-    lo, hi = bootstrap_mean_ci(scores, np.random.default_rng(0), 2000)
-    row = [
-        label,
-        str(len(games)),
-        _num(scores.mean()),
-        _ci([lo, hi]),
-        f"{100 * (tops >= 3072).mean():.0f}%",
-        f"{100 * (tops >= 6144).mean():.0f}%",
-        _ms(ms / moves.sum() / 1000),
-    ]
-    return row, scores
+    g, moves = _Games(games), np.array([x["moves"] for x in games], float)
+    ms = float((np.array([x["ms_per_move"] for x in games]) * moves).sum())
+    row = [label, str(g.n), _num(g.mean), _ci(g.ci), g.reach[3072], g.reach[6144]]
+    return [*row, _ms(ms / moves.sum() / 1000)], g.scores
 
 
 def default_searches(folder: Path, spec: dict, link: Link) -> str:
@@ -481,8 +370,6 @@ def default_searches(folder: Path, spec: dict, link: Link) -> str:
     games (``later``, then ``now``: ``[record, label, name]``, in order) on the games
     all hold, each paired with ``before`` (the column ``versus_head``) and with the
     record before it."""
-    from playahead.evaluate.stats import paired_difference
-
     before = _read(folder, spec["before"])
     games = sorted(before["games"], key=lambda g: g["index"])
     head = ["search", "games", "mean", "95% CI", "3072", "6144"]
@@ -495,20 +382,10 @@ def default_searches(folder: Path, spec: dict, link: Link) -> str:
         assert [g["index"] for g in base] == list(range(n)), "the record's games 0.."
         row, scores = _record_row(spec["before_label"].format(last=n - 1), base)
         rows.append([*row, ""])
-        d, dlo, dhi = paired_difference(
-            agent["scores"], scores, np.random.default_rng(0), 2000
-        )
-        rows.append(
-            [
-                label,
-                str(n),
-                _num(agent["mean"]),
-                _ci(agent["ci95"]),
-                *_reach(agent, ["3072", "6144"]),
-                _ms(agent["seconds_per_move"]),
-                f"{d:+,.0f} {_ci([dlo, dhi])}",
-            ]
-        )
+        d, ci = _pair(agent["scores"], scores)
+        row = [label, str(n), _num(agent["mean"]), _ci(agent["ci95"])]
+        row += [*_reach(agent, ["3072", "6144"]), _ms(agent["seconds_per_move"])]
+        rows.append([*row, f"{d:+,.0f} {_ci(ci)}"])
     now_record, now_label, now_name = spec["now"]
     now = {g["index"]: g for g in _read(folder, now_record)["games"]}
     common = [g for g in games if g["index"] in now]
@@ -521,15 +398,13 @@ def default_searches(folder: Path, spec: dict, link: Link) -> str:
         for record, label, name in [*spec["later"], spec["now"]]:
             later = {g["index"]: g for g in _read(folder, record)["games"]}
             row, last = _record_row(label, [later[g["index"]] for g in common])
-            d, dlo, dhi = paired_difference(
-                last, scores, np.random.default_rng(0), 2000
-            )
-            rows.append([*row, f"{d:+,.0f} {_ci([dlo, dhi])}"])
+            d, ci = _pair(last, scores)
+            rows.append([*row, f"{d:+,.0f} {_ci(ci)}"])
             runs.append((name, last))
         for (before, old), (after, new) in itertools.pairwise(runs):
-            d, dlo, dhi = paired_difference(new, old, np.random.default_rng(0), 2000)
+            d, ci = _pair(new, old)
             label = f"{after} against {before}, paired"
-            rows.append([label, *[""] * 6, f"{d:+,.0f} {_ci([dlo, dhi])}"])
+            rows.append([label, *[""] * 6, f"{d:+,.0f} {_ci(ci)}"])
     return _table(head, rows, right_from=1)
 
 
@@ -556,7 +431,7 @@ def _scores(games: list[dict]) -> np.ndarray:
 def played_to(folder: Path, spec: dict, link: Link) -> str:
     """Each net played on from the same positions until a ``card`` (``--stop-at``):
     how often it got there, the score it stopped at, the paired differences."""
-    from playahead.evaluate.stats import bootstrap_mean_ci, paired_difference
+    from playahead.evaluate.stats import paired_difference
 
     card = spec["card"]
 
@@ -568,7 +443,7 @@ def played_to(folder: Path, spec: dict, link: Link) -> str:
     rows = []
     for number, label, games, compared in _played_on(folder, spec["rows"]):
         got, mine = reached(games), _scores(games)
-        lo, hi = bootstrap_mean_ci(got, np.random.default_rng(0), 2000)
+        lo, hi = _boot(got)
         vs_made = vs_score = ""
         if compared is not None:
             other, theirs = compared
@@ -578,18 +453,11 @@ def played_to(folder: Path, spec: dict, link: Link) -> str:
             vs_made += f" (row {other})"
             d, dlo, dhi = paired_difference(mine, _scores(theirs), rng, 2000)
             vs_score = f"{d:+,.0f} {_ci([dlo, dhi])}"
-        rows.append(
-            [
-                f"{number}. {label}",
-                str(len(games)),
-                f"{int(got.sum())} ({100 * got.mean():.0f}%)",
-                f"[{100 * lo:.0f}%, {100 * hi:.0f}%]",
-                _num(mine.mean()),
-                f"{np.mean([g['moves'] for g in games]):.0f}",
-                vs_made,
-                vs_score,
-            ]
-        )
+        row = [f"{number}. {label}", str(len(games))]
+        row += [f"{int(got.sum())} ({100 * got.mean():.0f}%)"]
+        row += [f"[{100 * lo:.0f}%, {100 * hi:.0f}%]", _num(mine.mean())]
+        moves = np.mean([g["moves"] for g in games])
+        rows.append([*row, f"{moves:.0f}", vs_made, vs_score])
     return _table(head, rows, right_from=1)
 
 
@@ -603,7 +471,6 @@ def _our_row(folder: Path, entry: dict) -> list[str]:
     its planned number), a greedy record of a net, or one agent (``spec``) of a
     comparison record."""
     from benchmarks.records.strength import SETTINGS
-    from playahead.evaluate.stats import bootstrap_mean_ci
 
     data = _read(folder, entry["record"])
     training = ""
@@ -626,19 +493,10 @@ def _our_row(folder: Path, entry: dict) -> list[str]:
     planned = SETTINGS[entry["setting"]].games if "setting" in entry else len(scores)
     if planned > len(scores):
         played += f" of {planned:,} (in progress)"
-    lo, hi = bootstrap_mean_ci(scores, np.random.default_rng(0), 2000)
     where = f"`{Path(entry['record']).parent.name}/{Path(entry['record']).name}`"
     rate = f"{100 * (tops >= 32768).mean():.0f}%"
-    return [
-        entry["label"],
-        f"ours: {where}",
-        played,
-        _num(scores.mean()),
-        _ci([lo, hi]),
-        rate,
-        ms,
-        training,
-    ]
+    row = [entry["label"], f"ours: {where}", played, _num(scores.mean())]
+    return [*row, _ci(_boot(scores)), rate, ms, training]
 
 
 def field(folder: Path, spec: dict, link: Link) -> str:
@@ -658,28 +516,16 @@ def field(folder: Path, spec: dict, link: Link) -> str:
         for r in player["rows"]:
             if pick is not None and [player["who"], r["search"]] not in pick:
                 continue
-            rate = r["rate_32768"]
-            rows.append(
-                [
-                    f"{player['label']}: {r['search']}",
-                    "theirs, as published",
-                    "" if r["games"] is None else f"{r['games']:,}",
-                    _num(r["mean"]),
-                    "",
-                    "" if rate is None else f"{rate:.1f}%",
-                    r["speed"] or "",
-                    player["training"],
-                ]
-            )
+            rate, games = r["rate_32768"], r["games"]
+            row = [f"{player['label']}: {r['search']}", "theirs, as published"]
+            row += ["" if games is None else f"{games:,}", _num(r["mean"]), ""]
+            row += ["" if rate is None else f"{rate:.1f}%", r["speed"] or ""]
+            rows.append([*row, player["training"]])
     if spec.get("short"):
         head = ["agent", "games", "mean [95% CI]", "32768", "a move", "training"]
         rows = [
-            [
-                label if who.startswith("ours") else f"{label} (theirs)",
-                games,
-                f"{mean} {ci}".strip(),
-                *rest,
-            ]
+            [label if who.startswith("ours") else f"{label} (theirs)", games]
+            + [f"{mean} {ci}".strip(), *rest]
             for label, who, games, mean, ci, *rest in rows
         ]
         return _table(head, rows, right_from=1)
@@ -761,6 +607,10 @@ class _Cells(string.Formatter):
     template that names a value its row lacks (or None) is an empty cell."""
 
     SPECS = {"num": _num, "ci": _ci, "ms": _ms, "mib": lambda b: f"{b / 2**20:.1f} MiB"}
+    #: the two largest tiles an agent reached, with how often: ``milestones:top2``
+    SPECS["top2"] = lambda m: ", ".join(
+        f"{t} in {100 * v:.0f}%" for t, v in [(t, v) for t, v in m.items() if v][-2:]
+    )
 
     def get_field(self, name, args, kwargs):
         try:
@@ -785,22 +635,39 @@ class _Cells(string.Formatter):
 
 def rows_table(folder: Path, spec: dict, link: Link) -> str:
     """The generic table: one row per ``rows`` entry, whose values ``row`` names (a
-    value naming a ``.json`` file is that record, read); its ``columns`` are
-    ``[head, template]`` pairs (:class:`_Cells`) over those values, the row's number
-    ``n``, its ``games`` (:class:`_Games` of the record ``games`` names, default
-    ``record``) and ``vs``, those games paired (``d``, ``ci``, ``n`` games both
-    played, the other ``row``) with the first row's (``versus: "first"``) or with the
-    row whose record its value ``versus`` names. ``right_from``: the first
-    right-aligned column (default 1)."""
+    value naming a ``.json`` file is that record, read), or per agent of the record
+    ``agents`` names (highest ``sort`` first); its ``columns`` are ``[head,
+    template]`` pairs (:class:`_Cells`) over a row's values and:
+
+    * ``n``, the row's number;
+    * ``games``: :class:`_Games` of the record ``games`` names (default
+      ``record``), and ``vs``, those games paired (``d``, ``ci``, ``n`` games both
+      played, the other ``row``) with the first row's (``versus: "first"``) or with
+      the row whose record its value ``versus`` names;
+    * for a row with a ``record`` and an agent ``spec``: ``agent``, its entry in the
+      record, ``label`` (the manifest's ``labels``, else the spec), ``reach[T]``,
+      and against ``versus_agent`` its paired difference ``pair`` (``d``, ``ci``)
+      and its ``result`` (``W-D-L``).
+
+    ``right_from``: the first right-aligned column (default 1)."""
     cells, rows, seen, first = _Cells(), [], {}, None
     games_of, versus = spec.get("games", "record"), spec.get("versus")
-    for number, entry in enumerate(spec["rows"], 1):
-        values = dict(zip(spec["row"], entry, strict=True))
+    entries, names = spec.get("rows"), spec.get("row")
+    if "agents" in spec:
+        record = _read(folder, spec["agents"])
+        agents = record["agents"]
+        if "sort" in spec:
+            agents = sorted(agents, key=lambda a: -a[spec["sort"]])
+        entries, names = [[record, a["spec"]] for a in agents], ["record", "spec"]
+    for number, entry in enumerate(entries, 1):
+        values = dict(zip(names, entry, strict=True))
         row = {"n": number}
         for key, value in values.items():
             json_file = isinstance(value, str) and value.endswith(".json")
             row[key] = _read(folder, value) if json_file and key != versus else value
-        if games_of in values:
+        if "spec" in values:
+            row = _agent_values(row["record"], values["spec"], spec) | row
+        elif games_of in values:
             row["games"] = mine = _Games.of(row[games_of])
             other = first if versus == "first" else seen.get(values.get(versus))
             if other is not None and other[1] is not mine:
@@ -814,6 +681,24 @@ def rows_table(folder: Path, spec: dict, link: Link) -> str:
     return _table(head, rows, right_from=spec.get("right_from", 1))
 
 
+def _agent_values(record: dict, name: str, spec: dict) -> dict:
+    """The values of agent ``name``'s row of ``record`` (:func:`rows_table`)."""
+    a = next(a for a in record["agents"] if a["spec"] == name)
+    out = {"agent": a, "label": spec.get("labels", {}).get(name, f"`{name}`")}
+    out["reach"] = _ByTile(lambda t: f"{100 * a['milestones'][str(t)]:.0f}%")
+    other = spec.get("versus_agent")
+    for r in record["pairs"] if other not in (None, name) else ():
+        if {r["a"], r["b"]} != {name, other}:
+            continue
+        if "wins" in r:  # two players: W-D-L from this agent's side
+            w, dr, lo = r["wins"], r["draws"], r["losses"]
+            out["result"] = f"{w}-{dr}-{lo}" if r["a"] == name else f"{lo}-{dr}-{w}"
+        else:
+            d, ci = _paired(record, name, other)
+            out["pair"] = types.SimpleNamespace(d=d, ci=ci)
+    return out
+
+
 #: A manifest table's ``kind`` -> its renderer.
 KINDS: dict[str, Callable[[Path, dict, Link], str]] = {
     "rows": rows_table,
@@ -821,9 +706,6 @@ KINDS: dict[str, Callable[[Path, dict, Link], str]] = {
     "field": field,
     "comparison": comparison_table,
     "demo": demo,
-    "single": single,
-    "elo": elo,
-    "deeprl": deeprl,
     "leaves": leaves,
     "strength": strength,
     "strength-paired": strength_paired,
