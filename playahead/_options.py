@@ -6,8 +6,13 @@ paragraph of the field's docstring (the string literal after the field, as Sphin
 reads it), its default the field's, said in the help unless the help already speaks of
 its default. A ``bool`` field that defaults to False is a switch (``--resume``), one
 that defaults to True a ``--no-`` switch (``--no-preview``), and ``bool | None`` a
-``--tc`` / ``--no-tc`` pair whose absence is None. ``metadata`` may also give
-``metavar``.
+``--tc`` / ``--no-tc`` pair whose absence is None, and a ``dict`` a repeatable
+``KEY=VALUE`` option (a list of strings, :func:`playahead.train.config.parse_overrides`
+reads it). A field without a default is required. ``metadata`` may also give
+``metavar``, ``choices``, ``type`` (a parser of the text, e.g. a positive integer)
+``default``, the default in words where it depends on other options, and
+``cli_default``, the command line's own default where it differs from the
+field's (e.g. ``None`` for a run directory the command names itself).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import argparse
 import ast
 import dataclasses
 import inspect
+import re
 import textwrap
 import types
 import typing
@@ -50,9 +56,15 @@ def option_help(doc: str, default) -> str:
     """The first paragraph of ``doc`` on one line, with ``default`` appended when it
     is a value and the text does not speak of a default already."""
     text = " ".join(doc.split("\n\n")[0].split()).removesuffix(".")
-    if all(default is not v for v in (None, False, True)) and "default" not in text:
+    text = _ROLE.sub(r"\1", text).replace("``", "")
+    if all(default is not v for v in (None, False, True, dataclasses.MISSING)) and (
+        "default" not in text
+    ):
         text += f" (default {default})"
     return text
+
+
+_ROLE = re.compile(r":\w+:`~?([^`]+)`")
 
 
 def add_options(
@@ -73,20 +85,30 @@ def add_options(
         if field.name not in docs:
             raise TypeError(f"{cls.__name__}.{field.name} has no docstring")
         kind, optional = _plain(hints[field.name])
-        default = field.default
-        flag = field.metadata.get("flag", "--" + field.name.replace("_", "-"))
-        options = {"dest": field.name, "help": option_help(docs[field.name], default)}
-        if "metavar" in field.metadata:
-            options["metavar"] = field.metadata["metavar"]
+        meta = field.metadata
+        default = meta.get("cli_default", field.default)
+        if field.default_factory is not dataclasses.MISSING:
+            default = meta.get("cli_default")  # a dict: empty unless given
+        flag = meta.get("flag", "--" + field.name.replace("_", "-"))
+        shown = meta.get("default", default)  # a default in words, where it depends
+        options = {"dest": field.name, "help": option_help(docs[field.name], shown)}
+        options |= {k: meta[k] for k in ("metavar", "choices") if k in meta}
+        if default is dataclasses.MISSING:
+            options["required"] = True
         if kind is bool and optional:
             options.update(action=argparse.BooleanOptionalAction, default=None)
         elif kind is bool and default is True:
-            flag = field.metadata.get("flag", "--no-" + field.name.replace("_", "-"))
+            flag = meta.get("flag", "--no-" + field.name.replace("_", "-"))
             options.update(action="store_false")
         elif kind is bool:
             options.update(action="store_true")
-        elif kind in (int, float, str):
-            options.update(type=kind, default=default)
+        elif kind is dict or typing.get_origin(kind) is dict:
+            options.update(action="append", default=[])
+            options.setdefault("metavar", "KEY=VALUE")
+        elif kind in (int, float, str) or "type" in meta:
+            options["type"] = meta.get("type", kind)
+            if default is not dataclasses.MISSING:
+                options["default"] = default
         else:
             raise TypeError(f"{cls.__name__}.{field.name}: no option for {kind}")
         parser.add_argument(flag, **options)

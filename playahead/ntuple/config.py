@@ -20,6 +20,9 @@ MAX_WORKERS = 64
 #: The deepest search that may play training games (each level costs several times
 #: the one before it, per move of every game).
 MAX_SEARCH_DEPTH = 3
+#: TD learning rate of a new run that gives none: with temporal coherence
+#: (``tc``), and without (the recipes, :data:`~playahead.ntuple.train.RECIPES`).
+LR_TC, LR_PLAIN = 1.0, 0.1
 
 
 def _check(name, v, lo, hi, kind):
@@ -42,10 +45,10 @@ class NTupleConfig:
             (checked on construction, before any game).
     """
 
-    env_id: str
-    """env id: 2048-v0 or Threes-v0."""
-    out: str | Path
-    """run directory.
+    env_id: str = dataclasses.field(metadata={"flag": "--env"})
+    """env id or game name: 2048-v0, Threes-v0 (threes)."""
+    out: str | Path = dataclasses.field(metadata={"cli_default": None})
+    """run directory (default runs/<env>-ntuple-s<seed>).
 
     It must not hold another run unless ``resume``."""
     games: int = 100_000
@@ -55,8 +58,10 @@ class NTupleConfig:
     once."""
     seed: int = 0
     """seed of the training generator."""
-    lr: float | None = None
-    """TD learning rate (default 1.0 with --tc, else 0.1).
+    lr: float | None = dataclasses.field(
+        default=None, metadata={"default": f"{LR_TC} with --tc, else {LR_PLAIN}"}
+    )
+    """TD learning rate.
 
     Spread over the ``8 * P`` lookups."""
     patterns: str | tuple[str, ...] | None = None
@@ -107,8 +112,10 @@ class NTupleConfig:
     weight set per stage instead of one per next card, as threes-meadow-ai's).
 
     Recorded as ``"preview": false`` in ``model.json``; a resumed run keeps its own."""
-    env_kwargs: dict | None = None
-    """Threes' rule variant (merge_6144, bonus_preview)."""
+    env_kwargs: dict | None = dataclasses.field(
+        default=None, metadata={"flag": "--env-kwarg"}
+    )
+    """Threes' rule variant (repeatable), e.g. bonus_preview=plus, merge_6144=true."""
     starts: str | Path | None = dataclasses.field(
         default=None, metadata={"metavar": "FILE.npz"}
     )

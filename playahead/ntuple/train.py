@@ -34,7 +34,7 @@ from playahead._rundirs import refuse_another_run
 from playahead.games import threes, twenty48
 from playahead.kernels import td
 from playahead.kernels.ntuple import pattern_runs
-from playahead.ntuple.config import NTupleConfig
+from playahead.ntuple.config import LR_PLAIN, LR_TC, NTupleConfig
 from playahead.ntuple.model import (
     DEFAULT_PATTERNS,
     THREES_PATTERNS,
@@ -199,8 +199,8 @@ def _change_schedule(meta: dict, done: int, changes: dict) -> bool:
 #: ziap/2048-tdl and TDL2048+ train (measured in benchmarks/results/ntuple-2048/);
 #: Threes keeps TD(0) at 0.1 until its recipe is measured.
 RECIPES = {
-    "2048-v0": {"lr": 1.0, "tc": True, "lambda": 0.5, "restarts": True},
-    "Threes-v0": {"lr": 0.1, "tc": False, "lambda": 0.0, "restarts": False},
+    "2048-v0": {"lr": LR_TC, "tc": True, "lambda": 0.5, "restarts": True},
+    "Threes-v0": {"lr": LR_PLAIN, "tc": False, "lambda": 0.0, "restarts": False},
 }
 MAX_STARTS = 10_000_000
 
@@ -393,7 +393,7 @@ def _train(cfg: NTupleConfig) -> Path:
                 recipe["lambda"] = 0.0
         recipe.update({k: v for k, v in changes.items() if v is not None})
         if lr is None and changes["tc"] is not None:
-            recipe["lr"] = 1.0 if recipe["tc"] else 0.1
+            recipe["lr"] = LR_TC if recipe["tc"] else LR_PLAIN
         patterns = parse_patterns(
             patterns or (DEFAULT_PATTERNS if env_id == "2048-v0" else THREES_PATTERNS)
         )

@@ -1,4 +1,5 @@
-"""``playahead train {ppo,dqn,ntuple} --env ID [...]``: each with its own options.
+"""``playahead train ALGO --env ID [...]``: each trainer with its own options, generated
+from its config dataclass (:mod:`playahead._options`).
 
 Examples::
 
@@ -18,153 +19,81 @@ Ctrl-C saves a checkpoint; ``--resume`` continues from it.
 from __future__ import annotations
 
 import argparse
-
-ALGOS = {
-    "ppo": "sb3-contrib MaskablePPO (action masks), any playahead env",
-    "dqn": "DQN with action masks, any playahead env",
-    "ntuple": "n-tuple network trained by afterstate TD(lambda) (2048, Threes); "
-    "no torch needed",
-}
+import dataclasses
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
-    return value
+@dataclasses.dataclass
+class SB3Files:
+    """What ``ppo`` and ``dqn`` read besides their
+    :class:`~playahead.train.config.TrainConfig`."""
 
-
-def _common(parser: argparse.ArgumentParser, algo: str) -> None:
-    """Options every algorithm takes."""
-    parser.add_argument(
-        "--env",
-        required=True,
-        dest="env_id",
-        help="env id or game name, e.g. "
-        + (
-            "2048-v0, Threes-v0, threes"
-            if algo == "ntuple"
-            else "Threes-v0, 2048-v0, TicTacToe-v0, connect4"
-        ),
-    )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument(
-        "--out", default=None, help=f"run directory (default runs/<env>-{algo}-s<seed>)"
-    )
-    parser.add_argument(
-        "--env-kwarg",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        dest="env_kwarg",
-        help="env argument (repeatable), e.g. bonus_preview=plus",
-    )
-    parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue the run in --out from its last checkpoint",
-    )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument(
-        "--no-tensorboard", action="store_true", help="no TensorBoard logs"
-    )
+    conf: str | None = dataclasses.field(default=None, metadata={"metavar": "FILE"})
+    """YAML file of hyperparameter overrides (keys as in hyperparams.yml; --hp goes
+    on top), e.g. benchmarks/results/deeprl/ppo-2048-shaped-padded.yml."""
 
 
 def _sb3(parser: argparse.ArgumentParser) -> None:
-    """The PPO and DQN options."""
-    parser.add_argument(
-        "--steps",
-        type=_positive_int,
-        default=None,
-        help="total env steps (default: n_timesteps of hyperparams.yml)",
-    )
-    parser.add_argument(
-        "--n-envs",
-        type=_positive_int,
-        default=None,
-        help="envs stepped together (default: hyperparams.yml)",
-    )
-    parser.add_argument(
-        "--hp",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a hyperparameter (repeatable; YAML values, "
-        "dotted keys: --hp policy_kwargs.net_arch=[64,64])",
-    )
-    parser.add_argument(
-        "--conf",
-        default=None,
-        metavar="FILE",
-        help="YAML file of hyperparameter overrides (keys as in hyperparams.yml; "
-        "--hp goes on top), e.g. benchmarks/results/deeprl/ppo-2048-shaped-padded.yml",
-    )
-    parser.add_argument(
-        "--opponent",
-        default=None,
-        help="two-player envs: opponent agent spec (default random)",
-    )
-    parser.add_argument(
-        "--self-play-every",
-        type=_positive_int,
-        default=None,
-        metavar="K",
-        help="two-player envs: play against a snapshot "
-        "of the learner refreshed every K steps",
-    )
-    parser.add_argument(
-        "--vec",
-        choices=("auto", "compiled", "dummy", "subproc"),
-        default=None,
-        help="how envs are batched (default auto)",
-    )
-    parser.add_argument(
-        "--threads", type=_positive_int, default=1, help="torch threads (default 1)"
-    )
-    parser.add_argument(
-        "--checkpoint-every",
-        type=_positive_int,
-        default=100_000,
-        help="env steps between checkpoints (default 100000)",
-    )
-    parser.add_argument("--device", default="cpu", help="torch device (default cpu)")
-    parser.add_argument(
-        "--verbose", type=int, default=0, choices=(0, 1, 2), help="SB3 verbosity"
-    )
-    parser.set_defaults(func=run)
+    """The PPO and DQN options: :class:`~playahead.train.config.TrainConfig`'s
+    fields and ``--conf``."""
+    from playahead._options import add_options
+    from playahead.train.config import TrainConfig
+
+    fields = add_options(parser, TrainConfig, skip=("algo",))
+    add_options(parser, SB3Files)
+    parser.set_defaults(config_fields=fields, func=run)
 
 
-#: NTupleConfig's fields that every trainer's options give (``_common``).
-_COMMON_FIELDS = ("env_id", "out", "seed", "env_kwargs", "resume", "progress")
-_COMMON_FIELDS += ("tensorboard",)
-
-
-def _ntuple(nt: argparse.ArgumentParser) -> None:
+def _ntuple(parser: argparse.ArgumentParser) -> None:
     """The n-tuple options: one per field of
     :class:`~playahead.ntuple.config.NTupleConfig`, help from its docstring."""
     from playahead._options import add_options
     from playahead.ntuple.config import NTupleConfig
 
-    nt.set_defaults(ntuple_fields=add_options(nt, NTupleConfig, _COMMON_FIELDS))
+    parser.set_defaults(config_fields=add_options(parser, NTupleConfig))
     # PPO/DQN options given here get a clear refusal rather than argparse's usage line
-    nt.add_argument("--hp", action="append", default=[], help=argparse.SUPPRESS)
-    nt.add_argument("--conf", default=None, help=argparse.SUPPRESS)
-    nt.set_defaults(func=run_ntuple)
+    parser.add_argument("--hp", action="append", default=[], help=argparse.SUPPRESS)
+    parser.add_argument("--conf", default=None, help=argparse.SUPPRESS)
+    parser.set_defaults(func=run_ntuple)
+
+
+#: The trainers: name -> (one line, the function that adds its options to its parser
+#: and sets ``func``, the handler of the parsed arguments).
+TRAINERS = {
+    "ppo": ("sb3-contrib MaskablePPO (action masks), any playahead env", _sb3),
+    "dqn": ("DQN with action masks, any playahead env", _sb3),
+    "ntuple": (
+        "n-tuple network trained by afterstate TD(lambda) (2048, Threes); "
+        "no torch needed",
+        _ntuple,
+    ),
+}
+#: name -> one line, for ``playahead --help``.
+ALGOS = {name: text for name, (text, _) in TRAINERS.items()}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    """Add the ``train`` subcommands (``ppo``, ``dqn``, ``ntuple``) to ``parser``."""
+    """Add the ``train`` subcommands (:data:`TRAINERS`) to ``parser``."""
     sub = parser.add_subparsers(dest="algo", metavar="ALGO", required=True)
-    for algo, text in ALGOS.items():
-        p = sub.add_parser(algo, help=text, description=text)
-        _common(p, algo)
-        if algo == "ntuple":
-            _ntuple(p)
-        else:
-            _sb3(p)
+    for algo, (text, add) in TRAINERS.items():
+        add(sub.add_parser(algo, help=text, description=text))
+
+
+def config_options(args: argparse.Namespace, **given) -> dict:
+    """The config fields of parsed arguments (``args.config_fields``), the
+    ``KEY=VALUE`` lists of dict fields read as YAML values
+    (:func:`~playahead.train.config.parse_overrides`; none given: the field's
+    default); ``given`` wins."""
+    from playahead.train.config import parse_overrides
+
+    out = {}
+    for name in args.config_fields:
+        value = getattr(args, name)
+        if isinstance(value, list):  # KEY=VALUE options; none: the field's default
+            if not value:
+                continue
+            value = parse_overrides(value)
+        out[name] = value
+    return out | given
 
 
 def ntuple_env_id(name: str) -> str:
@@ -186,7 +115,6 @@ def run_ntuple(args: argparse.Namespace) -> int:
     """``playahead train ntuple``: no torch import."""
     from playahead.ntuple.config import NTupleConfig
     from playahead.ntuple.train import train_ntuple
-    from playahead.train.config import parse_overrides
 
     if args.hp or args.conf is not None:
         raise SystemExit(
@@ -198,16 +126,7 @@ def run_ntuple(args: argparse.Namespace) -> int:
     out = args.out or f"runs/{env_id.lower()}-ntuple-s{args.seed}"
     try:
         path = train_ntuple(
-            NTupleConfig(
-                env_id=env_id,
-                out=out,
-                seed=args.seed,
-                env_kwargs=parse_overrides(args.env_kwarg),
-                resume=args.resume,
-                progress=not args.no_progress,
-                tensorboard=not args.no_tensorboard,
-                **{name: getattr(args, name) for name in args.ntuple_fields},
-            )
+            NTupleConfig(**config_options(args, env_id=env_id, out=out))
         )
     except ValueError as err:
         raise SystemExit(f"playahead train ntuple: {err}") from None
@@ -232,32 +151,12 @@ def hp_overrides(args: argparse.Namespace) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     """Train PPO or DQN as ``args`` say and print where the model went."""
-    from playahead.train.config import TrainConfig, canonical_env_id, parse_overrides
+    from playahead.train.config import TrainConfig, canonical_env_id
     from playahead.train.trainer import run as run_training
 
-    hp = hp_overrides(args)
     env_id = canonical_env_id(args.env_id)
     out = args.out or f"runs/{env_id.lower()}-{args.algo}-s{args.seed}"
-    cfg = TrainConfig(
-        algo=args.algo,
-        env_id=env_id,
-        steps=args.steps,
-        seed=args.seed,
-        out=out,
-        hp=hp,
-        n_envs=args.n_envs,
-        env_kwargs=parse_overrides(args.env_kwarg),
-        opponent=args.opponent,
-        self_play_every=args.self_play_every,
-        vec=args.vec,
-        threads=args.threads,
-        checkpoint_every=args.checkpoint_every,
-        resume=args.resume,
-        progress_bar=not args.no_progress,
-        tensorboard=not args.no_tensorboard,
-        device=args.device,
-        verbose=args.verbose,
-    )
-    path = run_training(cfg)
+    given = {"algo": args.algo, "env_id": env_id, "out": out, "hp": hp_overrides(args)}
+    path = run_training(TrainConfig(**config_options(args, **given)))
     print(f"model: {path}\nplay it: make_agent('{args.algo}:path={path.parent}')")
     return 0

@@ -57,45 +57,78 @@ ACTIVATIONS = ("relu", "tanh", "elu", "leaky_relu", "gelu")
 NAMESPACE = "playahead/"
 
 
+def positive_int(text: str) -> int:
+    """A command line's positive integer, or argparse's one-line error."""
+    import argparse
+
+    try:
+        value = int(str(text).replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
+    return value
+
+
 @dataclasses.dataclass
 class TrainConfig:
     """Everything that defines a training run; saved as ``config.json`` in ``out``."""
 
     algo: str
-    """``"ppo"`` (sb3-contrib MaskablePPO) or ``"dqn"`` (:class:`MaskedDQN`)."""
-    env_id: str
-    """A registered env id, e.g. ``"Threes-v0"``."""
-    steps: int | None = None
-    """Total env steps of the run (None: ``n_timesteps`` from the hyperparameters)."""
+    """ppo (sb3-contrib MaskablePPO) or dqn (:class:`MaskedDQN`)."""
+    env_id: str = dataclasses.field(metadata={"flag": "--env"})
+    """env id or game name, e.g. Threes-v0, 2048-v0, TicTacToe-v0, connect4."""
+    steps: int | None = dataclasses.field(default=None, metadata={"type": positive_int})
+    """total env steps (default: n_timesteps of hyperparams.yml)."""
     seed: int = 0
-    """Seeds the envs, the network initialisation and exploration."""
-    out: str = "runs/run"
-    """Run directory: model.zip, config.json, versions.json, checkpoints/, tb/."""
+    """random seed: the envs, the network initialisation and exploration."""
+    out: str = dataclasses.field(default="runs/run", metadata={"cli_default": None})
+    """run directory (default runs/<env>-<algo>-s<seed>).
+
+    It holds model.zip, config.json, versions.json, checkpoints/ and tb/."""
     hp: dict[str, Any] = dataclasses.field(default_factory=dict)
-    """Hyperparameter overrides (dotted keys allowed, see the module docstring)."""
-    n_envs: int | None = None
-    """Envs stepped together (None: the hyperparameters' ``n_envs``)."""
-    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
-    """Keyword arguments of the env, over the hyperparameters' ``env_kwargs``."""
+    """override a hyperparameter (repeatable; YAML values, dotted keys:
+    --hp policy_kwargs.net_arch=[64,64]).
+
+    Dotted keys are allowed (see the module docstring)."""
+    n_envs: int | None = dataclasses.field(
+        default=None, metadata={"type": positive_int}
+    )
+    """envs stepped together (default: hyperparams.yml)."""
+    env_kwargs: dict[str, Any] = dataclasses.field(
+        default_factory=dict, metadata={"flag": "--env-kwarg"}
+    )
+    """env argument (repeatable), e.g. bonus_preview=plus.
+
+    Keyword arguments of the env, over the hyperparameters' ``env_kwargs``."""
     opponent: str | None = None
-    """Two-player envs: the opponent's agent spec (None: ``"random"``)."""
-    self_play_every: int | None = None
-    """Two-player envs: play against snapshots of the learner, renewed every K steps."""
-    vec: str | None = None
-    """``auto``, ``compiled``, ``dummy`` or ``subproc`` (None: the hyperparameters')."""
-    threads: int = 1
+    """two-player envs: opponent agent spec (default random)."""
+    self_play_every: int | None = dataclasses.field(
+        default=None, metadata={"type": positive_int, "metavar": "K"}
+    )
+    """two-player envs: play against a snapshot of the learner refreshed every K
+    steps."""
+    vec: str | None = dataclasses.field(
+        default=None, metadata={"choices": ("auto", "compiled", "dummy", "subproc")}
+    )
+    """how envs are batched (default auto, or the hyperparameters')."""
+    threads: int = dataclasses.field(default=1, metadata={"type": positive_int})
     """torch threads (1 is fastest for these small networks on a shared machine)."""
-    checkpoint_every: int = 100_000
-    """Save a checkpoint every this many env steps (and on Ctrl-C)."""
+    checkpoint_every: int = dataclasses.field(
+        default=100_000, metadata={"type": positive_int}
+    )
+    """env steps between checkpoints (and one on Ctrl-C)."""
     resume: bool = False
-    """Continue from the last checkpoint in ``out`` (the step count goes on)."""
-    progress_bar: bool = False
-    """Show a tqdm/rich progress bar."""
+    """continue the run in --out from its last checkpoint (the step count goes on)."""
+    progress_bar: bool = dataclasses.field(
+        default=False, metadata={"flag": "--no-progress", "cli_default": True}
+    )
+    """show a tqdm/rich progress bar."""
     tensorboard: bool = True
-    """Write TensorBoard logs to ``out/tb``."""
+    """write TensorBoard logs to out/tb."""
     device: str = "cpu"
     """torch device."""
-    verbose: int = 0
+    verbose: int = dataclasses.field(default=0, metadata={"choices": (0, 1, 2)})
     """SB3 verbosity (0 quiet, 1 prints the training table)."""
 
     def to_json(self) -> dict[str, Any]:
