@@ -19,12 +19,13 @@
 2. **Fit.** On every replayed game (a whole game where there is one, else its
    opening), the map of :func:`playahead.tools.calibration.to_points` (:func:`fit_map`),
    written to ``playahead/data/calibration.json``.
-3. **Measure.** Two-fold cross-fitting: each position is shown by the map fitted on
-   the games of the other parity. The shown values (and, before, the search's own)
-   are binned by decile; each bin's mean shown value is compared with the mean final
-   score of its positions. Written to ``benchmarks/results/calibration/{game}.json``
-   (``bins``; ``before``), drawn as a reliability diagram into
-   ``docs/calibration-{game}.png`` and tabled in docs/tools.md.
+3. **Measure.** Leave-one-game-out cross-fitting: each game's positions are shown by
+   the map fitted on all the other games. The shown values (and, before, the
+   search's own) are binned by decile; each bin's mean shown value is compared with
+   the mean final score of its positions. Written to
+   ``benchmarks/results/calibration/{game}.json`` (``bins``; ``before``), drawn as a
+   reliability diagram into ``docs/calibration-{game}.png`` and tabled in
+   docs/tools.md.
 """
 
 from __future__ import annotations
@@ -182,7 +183,9 @@ def fit_map(
     """The map of :func:`playahead.tools.calibration.to_points`: at the median score
     of each of ``n_scores`` quantile bins of the score so far, the points beyond what
     the search sees (``future - ahead``) as a non-decreasing function of ``ahead``
-    (isotonic means over ``n_knots`` quantile bins of ``ahead``)."""
+    (isotonic means over ``n_knots`` quantile bins of ``ahead``), and a first knot at
+    ``ahead = -score`` (the search sees the game lost) where the expected future is 0
+    as far as ``h`` may fall there (``h = min(score, h at the first bin)``)."""
     by_score = np.array_split(np.argsort(score, kind="stable"), n_scores)
     out: dict = {"score": [], "x": [], "h": []}
     for rows in by_score:
@@ -191,7 +194,12 @@ def fit_map(
         x = np.array([ahead[g].mean() for g in groups])
         extra = np.array([(future[g] - ahead[g]).mean() for g in groups])
         h = isotonic(extra, np.array([g.size for g in groups], dtype=float))
-        out["score"].append(round(float(np.median(score[rows])), 1))
+        centre = float(np.median(score[rows]))
+        # below the data, toward a search that sees the game lost (value 0, ahead =
+        # -score): the default scores nothing more there, where h stays monotone
+        x = np.concatenate([[min(-centre, x[0] - 1.0)], x])
+        h = np.concatenate([[min(centre, h[0])], h])
+        out["score"].append(round(centre, 1))
         out["x"].append([round(float(v), 1) for v in x])
         out["h"].append([round(float(v), 1) for v in h])
     return out
@@ -199,7 +207,7 @@ def fit_map(
 
 def _fit(games: list[dict]) -> dict:
     score, value, final, _ = _arrays(games)
-    return fit_map(score, np.maximum(value - score, 0.0), final - score)
+    return fit_map(score, value - score, final - score)
 
 
 def fit(game: str) -> None:
@@ -246,17 +254,30 @@ def worst(rows: list[dict]) -> float:
 
 
 def measure(game: str) -> dict:
-    """Two-fold cross-fitting: the map fitted on the even games shows the odd games'
-    positions, the one fitted on the odd games the even games'; every position is
-    shown by a map fitted without its game. Bin before and after; write the record,
-    the reliability diagram and the docs' table."""
+    """:func:`measurement`, written: the record, the reliability diagram and the
+    docs' table."""
+    result = measurement(game)
+    (RESULTS / f"{game}.json").write_text(json.dumps(result, indent=1) + "\n")
+    plot(game, result)
+    write_page()
+    print(
+        f"{game}: {result['positions']} held-out positions of {result['games']} "
+        f"games; worst bin {result['worst_before']:.1%} off before, "
+        f"{result['worst']:.1%} after"
+    )
+    return result
+
+
+def measurement(game: str) -> dict:
+    """Leave-one-game-out cross-fitting: every game's positions are shown by the map
+    fitted on all the other games; the shown values and the search's own, binned."""
     from playahead.tools import calibration
 
     games = list(read_positions(game).values())
     parts = []
-    for fold in (0, 1):
-        fitted = _fit([g for g in games if g["index"] % 2 != fold])
-        score, value, final, _ = _arrays([g for g in games if g["index"] % 2 == fold])
+    for held in games:
+        fitted = _fit([g for g in games if g is not held])
+        score, value, final, _ = _arrays([held])
         parts.append((calibration.to_points(game, score, value, fitted), value, final))
     shown, value, final = (np.concatenate(c) for c in zip(*parts, strict=True))
     after, before = bins(shown, final), bins(value, final)
@@ -267,7 +288,7 @@ def measure(game: str) -> dict:
     result = {
         "command": f"python -m benchmarks calibration --game {game}",
         "what": "positions of the default's record games, each shown by the map fitted "
-        "on the games of the other parity (two-fold cross-fitting), binned by decile "
+        "on the other games (leave-one-game-out cross-fitting), binned by decile "
         "of the shown value: mean shown value, mean final score, positions; before: "
         "the search's own values binned the same way",
         "games": len(games),
@@ -280,13 +301,6 @@ def measure(game: str) -> dict:
         "bins": after,
         "before": before,
     }
-    (RESULTS / f"{game}.json").write_text(json.dumps(result, indent=1) + "\n")
-    plot(game, result)
-    write_page()
-    print(
-        f"{game}: {result['positions']} held-out positions of {len(games)} games; "
-        f"worst bin {worst(before):.1%} off before, {worst(after):.1%} after"
-    )
     return result
 
 

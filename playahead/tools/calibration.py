@@ -50,7 +50,9 @@ def to_points(game: str, score, values, knots: dict | None = None) -> np.ndarray
     score so far is ``score`` (a number, or one per value), as expected final scores
     (by the game's map in :func:`maps`, or by ``knots`` of the same form).
 
-    With ``ahead = value - score`` (the points the search sees coming, at least 0):
+    With ``ahead = value - score`` (the points the search sees coming; below 0 on
+    Threes, where the search counts a lost position as 0, when it sees the game end
+    soon):
     ``score + max(ahead + h(score, ahead), 0)``, where ``h`` (the points the default
     scores beyond what the search sees) is non-decreasing in ``ahead``, so a move the
     search values higher is shown higher by at least as many points (unless both are
@@ -66,7 +68,7 @@ def to_points(game: str, score, values, knots: dict | None = None) -> np.ndarray
     shape = np.shape(values)
     values = np.asarray(values, dtype=float).ravel()
     score = np.broadcast_to(np.asarray(score, dtype=float), shape).ravel()
-    ahead = np.maximum(values - score, 0.0)
+    ahead = values - score
     centres = np.asarray(knots["score"], dtype=float)
     extra = np.stack(
         [np.interp(ahead, x, h) for x, h in zip(knots["x"], knots["h"], strict=True)]
@@ -137,18 +139,19 @@ def ending_score(base, action: int) -> float | None:
     if base.game_name == "2048":
         moves, rewards = twenty48.TABLES
         after, moved, reward = move_rows(board, action, moves, rewards)
+        after = np.uint64(after)  # numba hands a uint64 back as a Python int
         if not moved:
             return None
         for cell in range(16):
             if get_cell(after, cell) == 0:
                 for rank in (1, 2):
-                    if not twenty48.is_over(
-                        set_cell(after, cell, rank), moves, rewards
-                    ):
+                    placed = np.uint64(set_cell(after, cell, rank))
+                    if not twenty48.is_over(placed, moves, rewards):
                         return None
         return float(state.score + reward)
     moves, rewards, row_scores = threes.tables(state.merge_6144)
     after, moved, _ = move_rows(board, action, moves, rewards)
+    after = np.uint64(after)
     if not moved:
         return None
     if int(max_rank(after)) == threes.RANK_12288:
@@ -159,7 +162,7 @@ def ending_score(base, action: int) -> float | None:
         if not moved >> line & 1:
             continue
         for rank in range(lo, hi + 1):
-            placed = threes.insert_card(after, action, 1 << line, rank, 0.0)
+            placed = np.uint64(threes.insert_card(after, action, 1 << line, rank, 0.0))
             if not threes.is_over(placed, moves, rewards):
                 return None
             finals.append(float(threes.score(placed, row_scores)))
