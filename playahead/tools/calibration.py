@@ -20,7 +20,8 @@ game's final score (the mean over the chance outcomes when they differ).
 
 Only the planner the map was fitted for is calibrated (:func:`calibrates`:
 ``expectimax`` over the net playahead ships); other planners' values are returned as
-they are, in their own units.
+they are, in their own units (another ``expectimax`` search's points are labelled
+``search_score``: the search's value in points, not a final score).
 """
 
 from __future__ import annotations
@@ -83,6 +84,17 @@ def to_points(game: str, score, values, knots: dict | None = None) -> np.ndarray
     return (score + np.maximum(ahead + bonus, 0.0)).reshape(shape)
 
 
+#: The ``value_kind`` of an ``expectimax`` search the maps were not fitted for (another
+#: net, or ``evaluator=score``): points, but not a final score.
+UNCALIBRATED = "search_score"
+
+
+def _is_expectimax(planner) -> bool:
+    from playahead.planners.expectimax import ExpectimaxAgent
+
+    return isinstance(planner, ExpectimaxAgent)
+
+
 def calibrates(planner) -> bool:
     """Whether ``planner``'s values are the ones the maps were fitted for: the
     ``expectimax`` search over the n-tuple net playahead ships."""
@@ -99,7 +111,9 @@ def calibrates(planner) -> bool:
 
 def calibrate(env, analysis, planner):
     """``analysis`` (of ``env``'s position, by ``planner``) with its values as
-    expected final scores; unchanged if ``planner`` is not one :func:`calibrates`.
+    expected final scores. Unchanged if ``planner`` is not one :func:`calibrates`,
+    except that another ``expectimax`` search's points (another net, ``evaluator=
+    score``) are labelled :data:`UNCALIBRATED`, not final scores.
 
     The search's own values stay in ``stats["search_values"]``; ``stats
     ["calibrated"]`` says whether the values were mapped. A move that ends the game
@@ -110,9 +124,12 @@ def calibrate(env, analysis, planner):
     if (
         analysis.value_kind != "score"
         or game is None
-        or not calibrates(planner)
         or analysis.stats.get("calibrated")
     ):
+        return analysis
+    if not calibrates(planner):
+        if _is_expectimax(planner):  # another net, or the score at the horizon
+            return dataclasses.replace(analysis, value_kind=UNCALIBRATED)
         return analysis
     from playahead.planner import make_root
 

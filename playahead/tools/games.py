@@ -193,6 +193,7 @@ def action_label(env, action: int) -> str:
 VALUE_UNITS = {
     "score": "expected final score",
     "depth_score": "best score a few moves on, not a final score",
+    "search_score": "the search's value in points, not calibrated to a final score",
     "eval": "heuristic value, not points",
     "weighted_score": "heuristic value, score x 16 / filled cells",
     "heuristic": "heuristic value in [-1, 1], +1 a win",
