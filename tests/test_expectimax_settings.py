@@ -8,6 +8,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from playahead.agents import (
@@ -22,6 +23,7 @@ from playahead.planners.expectimax import (
     ExpectimaxAgent,
     ExpectimaxSettings,
 )
+from playahead.tools.games import make_env
 from tests.test_expectimax_late import END, LATE, analyze
 
 RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
@@ -125,3 +127,33 @@ def test_each_tier_searches_the_decisions_of_its_boards(board, want):
 def test_a_bad_option_is_one_line(options, match):
     with pytest.raises(ValueError, match=match):
         ExpectimaxSettings(**options)
+
+
+def test_an_agent_built_again_reuses_its_checked_settings_and_leaf_net(monkeypatch):
+    """A warm default hint builds its agent anew: the spec's settings are checked
+    once, the packaged net's leaf layout is built once, each agent has its own
+    scratch space."""
+    from playahead.kernels import expectimax as kernels
+    from playahead.planners import expectimax
+
+    first = ExpectimaxAgent(seed=0, budget=2_000)
+    built, checked = [], []
+    real_net, real_check = kernels.leaf_net, ExpectimaxSettings.__post_init__
+    monkeypatch.setattr(kernels, "leaf_net", lambda *a: built.append(a) or real_net(*a))
+    monkeypatch.setattr(
+        ExpectimaxSettings,
+        "__post_init__",
+        lambda self: checked.append(self) or real_check(self),
+    )
+    env = make_env("threes")
+    env.reset(seed=3)
+    a = first.analyze(env)
+    nets = len(built)  # 1, or 0 where an agent before this test built it
+    again = ExpectimaxAgent(seed=0, budget=2_000)
+    b = again.analyze(env)
+    assert again.settings is first.settings and checked == []
+    assert len(built) == nets <= 1
+    assert again._packaged["Threes"].net.flat is first._packaged["Threes"].net.flat
+    assert again._packaged["Threes"].net.imgs is not first._packaged["Threes"].net.imgs
+    np.testing.assert_array_equal(a.values, b.values)
+    assert expectimax.ExpectimaxSettings.of(budget=2_000) is first.settings
