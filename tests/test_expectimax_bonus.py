@@ -13,7 +13,7 @@ import pytest
 
 from benchmarks.speed import naive_expectimax as naive
 from playahead.agents import make_agent, resolved_options
-from playahead.games import threes
+from playahead.games import chance, threes
 from playahead.kernels import expectimax as kernels
 from playahead.planners.expectimax import ExpectimaxAgent
 from tests import naive_ntuple
@@ -35,9 +35,9 @@ THREES = "Threes-v0"
 def test_the_kernel_odds_are_the_draw_counted_window_by_window(n):
     for window in (False, True):
         want = naive.bonus_odds(n, window)
-        got = [kernels._bonus_p(j, n, window) for j in range(n)]
-        assert got == pytest.approx([kernels.BONUS_PROBABILITY * w for w in want])
-        assert sum(got) == pytest.approx(kernels.BONUS_PROBABILITY)
+        got = [chance.bonus_p(j, n, window) for j in range(n)]
+        assert got == pytest.approx([chance.BONUS_PROBABILITY * w for w in want])
+        assert sum(got) == pytest.approx(chance.BONUS_PROBABILITY)
 
 
 def test_the_odds_of_the_rules_example():

@@ -7,7 +7,8 @@ int64 "cards word" (:func:`pack_cards`): how many 1s, 2s and 3s remain in the 12
 deck after the previewed card was taken, and the preview as a rank window ``lo..hi``
 (``lo == hi`` for a basic card; a bonus card shows up to three candidates).
 
-One turn:
+One turn (the chance of steps 3 and 4, and the deal, are in
+:mod:`playahead.games.chance`; this module re-exports its Threes names):
 
 1. :func:`move`: every line moves toward the wall; in each line the cell nearest the
    wall that can absorb its neighbour does (empty <- card, 1 + 2 -> 3, v + v -> 2v for
@@ -36,21 +37,38 @@ import numpy as np
 from playahead.games._board64 import (
     ACTION_NAMES,
     build_row_tables,
-    count_empty,
     legal_bits,
     line_cell,
     max_rank,
     move_rows,
-    nth_empty,
     pack,
     rows_sum,
-    set_cell,
     unpack,
+)
+from playahead.games.chance import (
+    BONUS_ELIGIBLE_RANK,
+    BONUS_MAX_RANK,
+    BONUS_MIN_RANK,
+    BONUS_PREVIEWS,
+    BONUS_PROBABILITY,
+    PLUS,
+    WINDOW,
+    deal,
+    draw_next_with,
+    insert_card,
+    pack_cards,
+    unpack_cards,
 )
 
 __all__ = [
     "ACTION_NAMES",
+    "BONUS_ELIGIBLE_RANK",
+    "BONUS_MAX_RANK",
+    "BONUS_MIN_RANK",
+    "BONUS_PREVIEWS",
     "BONUS_PROBABILITY",
+    "PLUS",
+    "WINDOW",
     "card_values",
     "draw_next",
     "draw_next_with",
@@ -74,14 +92,8 @@ __all__ = [
     "unpack_cards",
 ]
 
-BONUS_PROBABILITY = 1.0 / 21.0
 RANK_6144 = 14
 RANK_12288 = 15
-BONUS_MIN_RANK = 4  # a bonus card is at least 6
-BONUS_MAX_RANK = 12  # ... and at most 1536 (12288 / 8)
-BONUS_ELIGIBLE_RANK = 7  # bonus cards appear once the highest card is >= 48
-WINDOW, PLUS = 0, 1  # bonus preview models
-BONUS_PREVIEWS = {"window": WINDOW, "plus": PLUS}
 
 
 @nb.njit(cache=True)
@@ -152,50 +164,7 @@ def tables(merge_6144: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 # ------------------------------------------------------------------ the cards word
-
-
-@nb.njit(cache=True)
-def pack_cards(ones, twos, threes, lo, hi):
-    """Deck counts and preview window -> one int64."""
-    return ones | (twos << 3) | (threes << 6) | (lo << 9) | (hi << 13)
-
-
-@nb.njit(cache=True)
-def unpack_cards(cards):
-    """int64 cards word -> (ones, twos, threes, lo, hi)."""
-    return cards & 7, (cards >> 3) & 7, (cards >> 6) & 7, (cards >> 9) & 15, cards >> 13
-
-
-@nb.njit(cache=True)
-def _draw_basic(ones, twos, threes, u):
-    """Draw a basic card with uniform ``u``: (rank, ones, twos, threes) after it."""
-    total = ones + twos + threes
-    if total == 0:
-        ones, twos, threes, total = 4, 4, 4, 12
-    k = min(int(u * total), total - 1)
-    if k < ones:
-        return 1, ones - 1, twos, threes
-    if k < ones + twos:
-        return 2, ones, twos - 1, threes
-    return 3, ones, twos, threes - 1
-
-
-@nb.njit(cache=True)
-def draw_next_with(board, cards, u_bonus, u_pick, bonus_preview):
-    """Cards word with the next preview drawn: ``u_bonus`` decides bonus or not,
-    ``u_pick`` picks the bonus window or the deck card."""
-    ones, twos, threes, _, _ = unpack_cards(cards)
-    top = max_rank(board)
-    if top >= BONUS_ELIGIBLE_RANK and u_bonus < BONUS_PROBABILITY:
-        hi = top - 3
-        n = hi - BONUS_MIN_RANK + 1
-        lo = BONUS_MIN_RANK
-        if bonus_preview == WINDOW and n > 3:
-            lo = BONUS_MIN_RANK + min(int(u_pick * (n - 2)), n - 3)
-            hi = lo + 2
-        return pack_cards(ones, twos, threes, lo, hi)
-    rank, ones, twos, threes = _draw_basic(ones, twos, threes, u_pick)
-    return pack_cards(ones, twos, threes, rank, rank)
+# (its rules, and chance, are in :mod:`playahead.games.chance`)
 
 
 @nb.njit(cache=True)
@@ -208,31 +177,6 @@ def draw_next(board, cards, rng, bonus_preview):
 def move(board, action, moves, rewards):
     """(afterstate, moved_lines, score change); moved_lines == 0 means illegal."""
     return move_rows(board, action, moves, rewards)
-
-
-@nb.njit(cache=True)
-def insert_card(after, action, moved_lines, rank, u):
-    """Put ``rank`` at the far end of the moved line picked by uniform ``u``."""
-    n = 0
-    for i in range(4):
-        n += (moved_lines >> i) & 1
-    k = min(int(u * n), n - 1)
-    line = 0
-    for i in range(4):
-        if (moved_lines >> i) & 1:
-            if k == 0:
-                line = i
-                break
-            k -= 1
-    if action == 0:  # up: bottom row
-        cell = 12 + line
-    elif action == 2:  # down: top row
-        cell = line
-    elif action == 3:  # left: right column
-        cell = 4 * line + 3
-    else:  # right: left column
-        cell = 4 * line
-    return set_cell(after, cell, rank)
 
 
 @nb.njit(cache=True)
@@ -310,17 +254,9 @@ def score(board, row_scores):
 
 @nb.njit(cache=True)
 def new_game(rng, bonus_preview):
-    """A fresh deck; 9 cards on distinct uniform cells; the 10th card as preview."""
-    board = np.uint64(0)
-    ones, twos, threes = 4, 4, 4
-    for _ in range(9):
-        rank, ones, twos, threes = _draw_basic(ones, twos, threes, rng.random())
-        n = count_empty(board)
-        cell = nth_empty(board, min(int(rng.random() * n), n - 1))
-        board = set_cell(board, cell, rank)
-    return board, draw_next(
-        board, pack_cards(ones, twos, threes, 0, 0), rng, bonus_preview
-    )
+    """A fresh deck; 9 cards on distinct uniform cells; the 10th card as preview
+    (:func:`playahead.games.chance.deal`)."""
+    return deal(rng, bonus_preview)
 
 
 @nb.njit(cache=True)

@@ -6,7 +6,8 @@ player's move to an *afterstate* and then chance:
 
 * :func:`move` slides every line toward the wall; equal neighbours merge once per move,
   nearest the wall first; the reward is the sum of the merged tiles' values.
-* :func:`spawn` puts a 2 (p = 0.9) or a 4 (p = 0.1) on a uniformly chosen empty cell.
+* :func:`spawn` puts a 2 (p = 0.9) or a 4 (p = 0.1) on a uniformly chosen empty cell
+  (the rule is in :mod:`playahead.games.chance`, with every other chance rule).
 
 The game is over when no move changes the board. Actions: 0 up, 1 right, 2 down,
 3 left.
@@ -29,20 +30,19 @@ import numpy as np
 from playahead.games._board64 import (
     ACTION_NAMES,
     build_row_tables,
-    count_empty,
     legal_bits,
     line_cell,
     max_rank,
     move_rows,
-    nth_empty,
     pack,
-    set_cell,
     unpack,
     unpack_into,
 )
+from playahead.games.chance import P_FOUR, spawn_outcomes, spawn_with
 
 __all__ = [
     "ACTION_NAMES",
+    "P_FOUR",
     "TABLES",
     "faces_to_ranks",
     "is_over",
@@ -54,10 +54,10 @@ __all__ = [
     "ranks_to_faces",
     "slide",
     "spawn",
+    "spawn_outcomes",
+    "spawn_with",
     "unpack",
 ]
-
-P_FOUR = 0.1
 
 
 @nb.njit(cache=True)
@@ -103,20 +103,6 @@ def move(board, action, moves, rewards):
     if moved == 0:
         return board, np.int64(-1)
     return after, reward
-
-
-@nb.njit(cache=True)
-def spawn_with(board, u):
-    """Board with a new tile chosen by one uniform draw ``u`` in [0, 1).
-
-    The whole part of ``u * n_empty`` picks the cell, the fraction the value (a 4 when
-    it is below 0.1): one draw gives both, independent and uniform.
-    """
-    n = count_empty(board)
-    x = u * n
-    k = min(int(x), n - 1)
-    rank = 2 if x - k < P_FOUR else 1
-    return set_cell(board, nth_empty(board, k), rank)
 
 
 @nb.njit(cache=True)

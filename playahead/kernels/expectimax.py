@@ -54,6 +54,15 @@ import numba as nb
 import numpy as np
 
 from playahead.games._board64 import count_empty, max_rank, transpose
+from playahead.games.chance import (
+    P_FOUR,
+    basic_share,
+    bonus_count,
+    bonus_p,
+    pack_cards,
+    refilled,
+    unpack_cards,
+)
 from playahead.kernels.borrow import borrowed_members
 from playahead.kernels.fixed_patterns import kind_of
 from playahead.kernels.ntuple import (
@@ -66,16 +75,14 @@ from playahead.kernels.ntuple import (
 )
 from playahead.kernels.rows import evaluate_pair
 
-P_FOUR = 0.1
-BONUS_PROBABILITY = 1.0 / 21.0
-BONUS_ELIGIBLE_RANK = 7  # bonus cards once the highest card is >= 48; values 6 .. max/8
-
 _K1 = np.uint64(0x9E3779B1)
 _K2 = np.uint64(0x85EBCA6B)
 _M24 = np.uint64(0xFFFFFF)
 _M32 = np.uint64(0xFFFFFFFF)
 #: Slots of a 2048 chance node's memo of leaf values (:func:`_leaf_moves_2048`).
 _MEMO_BITS = 6
+#: Slots of a Threes search's memo of learned leaf values (:func:`_memo_probe`).
+_THREES_MEMO_BITS = 14
 _ONES = np.uint64(0x1111111111111111)
 _NIB = np.uint64(0xF)
 _ROW = np.uint64(0xFFFF)
@@ -138,7 +145,7 @@ class SearchConfig(NamedTuple):
     use_tt: bool
     #: Threes: an unknown bonus card's value has the marginal of the game's draw (a
     #: window of up to three consecutive values first, the card uniform in it:
-    #: :func:`_bonus_p`), not each value alike.
+    #: :func:`~playahead.games.chance.bonus_p`), not each value alike.
     window: bool
 
 
@@ -334,37 +341,76 @@ def _clamped(v, net):
 
 
 @nb.njit(cache=True)
-def _leaf_round(board, board_t, moves, table, net):
+def _leaf_round(board, board_t, moves, table, net, row, memo):
     """``(best0, best1, best2, best3, legal)``: for each preview code ``c`` the best
     over the legal moves of the afterstate's value with code ``c`` (score table plus
     the learned value, a 12288 afterstate its score alone; 0 if no move is legal),
     and the number of legal moves. The same values as :func:`_learned` per move and
-    code (same bits), with the afterstate's lookups found once for the four codes."""
-    flat, idx = net.flat, net.idx
+    code (same bits), with the afterstate's lookups found once for the four codes:
+    the lookups of every move are written (and prefetched) into the scratch ``row``
+    (:func:`_scratch_threes`) first, then read, so their loads overlap. With one
+    code a stage, ``memo`` (:func:`_memo_probe`) gives the learned values of
+    afterstates met before in this search."""
+    found, known, afters, slots = row
+    flat = net.flat
     shift = _shift(net)
-    n = idx.shape[0]
-    b0 = b1 = b2 = b3 = 0.0
+    n = net.idx.shape[0]
     legal = 0
     for a in range(4):
+        known[a] = np.nan
         vertical, side, src, out = _move(board, board_t, a, moves)
         if out == src:
             continue
         legal += 1
         out_t = transpose(out)
-        s = evaluate_pair(out, out_t, table)
-        v0 = v1 = v2 = v3 = s
-        if not _has_top_rank(out):
-            after = out_t if vertical else out
-            _net_lookups(after, net, idx, 0)
-            v0 = s + _clamped(read(flat, idx, 0, n), net)
-            v1 = s + _clamped(read(flat, idx, 0, n, shift), net)
-            v2 = s + _clamped(read(flat, idx, 0, n, 2 * shift), net)
-            v3 = s + _clamped(read(flat, idx, 0, n, 3 * shift), net)
+        known[a] = evaluate_pair(out, out_t, table)
+        known[4 + a] = np.nan
+        slots[a] = -1
+        if _has_top_rank(out):  # the game ends: the score alone
+            known[4 + a] = 0.0
+            continue
+        after = out_t if vertical else out
+        if shift == 0:
+            slot, hit = _memo_probe(after, memo)
+            afters[a], slots[a] = after, slot
+            if not np.isnan(hit):
+                known[4 + a] = hit
+                continue
+        _net_lookups(after, net, found, a * n)
+    b0 = b1 = b2 = b3 = 0.0
+    for a in range(4):
+        s = known[a]
+        if np.isnan(s):
+            continue
+        v = known[4 + a]
+        if shift == 0 or not np.isnan(v):
+            if np.isnan(v):
+                v = _clamped(read(flat, found, a * n, n), net)
+                memo[0][slots[a]], memo[1][slots[a]] = afters[a], v
+            v0 = v1 = v2 = v3 = s + v
+        else:
+            off = a * n
+            v0 = s + _clamped(read(flat, found, off, n), net)
+            v1 = s + _clamped(read(flat, found, off, n, shift), net)
+            v2 = s + _clamped(read(flat, found, off, n, 2 * shift), net)
+            v3 = s + _clamped(read(flat, found, off, n, 3 * shift), net)
         b0 = max(b0, v0)
         b1 = max(b1, v1)
         b2 = max(b2, v2)
         b3 = max(b3, v3)
     return b0, b1, b2, b3, legal
+
+
+@nb.njit(cache=True)
+def _memo_probe(after, memo):
+    """(slot, learned value or NaN) of afterstate ``after`` in ``memo = (keys,
+    values)``, a direct-mapped table of the learned values of one search, of a
+    power of two slots (key 0: empty; no afterstate is the empty board)."""
+    keys, values = memo
+    slot = _slot(after, np.uint64(0), _THREES_MEMO_BITS) & (keys.shape[0] - 1)
+    if keys[slot] == after:
+        return slot, values[slot]
+    return slot, np.nan
 
 
 @nb.njit(cache=True)
@@ -582,25 +628,28 @@ def _card_at(out, line, side, card):
 
 
 @nb.njit(cache=True)
-def _bonus_p(j, n, window):
-    """Probability that the next card is bonus value ``j`` of the ``n`` possible
-    (6 .. max/8, ``j`` 0 for 6). Each alike unless ``window``: the game draws one of
-    the ``n - 2`` windows of three consecutive values, then the card uniform in it,
-    so value ``j`` is in ``min(j, n - 3) - max(0, j - 2) + 1`` of them."""
-    if not window or n <= 3:
-        return BONUS_PROBABILITY / n
-    inside = min(j, n - 3) - max(0, j - 2) + 1
-    return BONUS_PROBABILITY * inside / (3.0 * (n - 2))
-
-
-@nb.njit(cache=True)
 def _card_leaves(
-    board, board_t, ones, twos, threes, total, n_bonus, p_basic, ctx, net, window
+    board,
+    board_t,
+    ones,
+    twos,
+    threes,
+    total,
+    n_bonus,
+    p_basic,
+    ctx,
+    net,
+    window,
+    row,
+    memo,
 ):
     """:func:`card_node`'s value where every (card, move) is a leaf, in its order of
     additions (same bits): the drawn card picks the preview code of the afterstates
-    (0, 1, 2 for a 1, 2, 3; 3 for any bonus card)."""
-    b0, b1, b2, b3, legal = _leaf_round(board, board_t, ctx.moves, ctx.table, net)
+    (0, 1, 2 for a 1, 2, 3; 3 for any bonus card). ``row``, ``memo``: as for
+    :func:`_leaf_round`."""
+    b0, b1, b2, b3, legal = _leaf_round(
+        board, board_t, ctx.moves, ctx.table, net, row, memo
+    )
     res = 0.0
     seen = 0
     if ones > 0:
@@ -613,21 +662,77 @@ def _card_leaves(
         res += p_basic * threes / total * b2
         seen += 1
     for j in range(n_bonus):
-        res += _bonus_p(j, n_bonus, window) * b3
+        res += bonus_p(j, n_bonus, window) * b3
     ctx.counters[0] += legal * (seen + (n_bonus > 0))
     return res
 
 
 @nb.njit(cache=True)
-def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
+def _leaf_after(out, vertical, a, option, table, net, row, memo, shift):
+    """The leaf value of move ``a``'s afterstate ``out`` (line space) under card
+    ``option``'s preview code: the table's value plus the learned one, each found
+    once per node (``row``, :func:`_scratch_threes`) and, with one code a stage
+    (``shift == 0``), the learned value looked up in ``memo`` first."""
+    found, known, _, _ = row
+    width = net.idx.shape[0]
+    if np.isnan(known[a]):
+        out_t = transpose(out)
+        known[a] = evaluate_pair(out, out_t, table)
+        after = out_t if vertical else out
+        if shift == 0:
+            slot, hit = _memo_probe(after, memo)
+            if np.isnan(hit):
+                _net_lookups(after, net, found, a * width)
+                hit = _clamped(read(net.flat, found, a * width, width), net)
+                memo[0][slot], memo[1][slot] = after, hit
+            known[4 + a] = hit
+        else:
+            _net_lookups(after, net, found, a * width)
+    if shift == 0:
+        return known[a] + known[4 + a]
+    learned = read(net.flat, found, a * width, width, min(option, 3) * shift)
+    return known[a] + _clamped(learned, net)
+
+
+@nb.njit(cache=True)
+def _scratch_threes(net, depth):
+    """The scratch of a Threes search to ``depth`` over ``net``: one row per depth
+    left (a node uses its row while the nodes below it use theirs) holding each
+    move's lookups (``found``), table and learned values (``known``), afterstate and
+    memo slot; and the search's memo of learned values (keys, values), empty."""
+    width = 0 if net is None else net.idx.shape[0]
+    rows = max(depth, 0) + 1
+    bits = 0 if net is None else min(_THREES_MEMO_BITS, 6 + 2 * depth)
+    return (
+        np.empty((rows, 4 * width), np.int64),
+        np.empty((rows, 8)),
+        np.zeros((rows, 4), np.uint64),
+        np.zeros((rows, 4), np.int64),
+        np.zeros(1 << bits, np.uint64),
+        np.empty(1 << bits),
+    )
+
+
+@nb.njit(cache=True)
+def _row(scratch, depth_left):
+    """Row ``depth_left`` of each per-depth array of :func:`_scratch_threes`'s
+    ``scratch``."""
+    found, known, afters, slots, _, _ = scratch
+    d = depth_left
+    return found[d], known[d], afters[d], slots[d]
+
+
+@nb.njit(cache=True)
+def card_node(board, deck, depth_left, cprob, ctx, cfg, net, scratch):
     """Expected value of a Threes board whose next card is still unknown.
 
-    ``deck = ones | twos << 3 | threes << 6`` counts the basic cards left. The next
-    card is a bonus card (each of 6 .. max/8 alike) with probability 1/21 once the
-    highest card is >= 48, else a basic card drawn from the deck (refilled 4/4/4 when
-    empty). The player sees it and moves; it enters at the far end of a uniformly
-    chosen moved line. (One self-recursive function: numba's cache does not keep
-    mutually recursive ones.)
+    ``deck``: the low bits of a cards word, the basic cards left. The next card and
+    its odds are :mod:`playahead.games.chance`'s (a bonus card with
+    :func:`~playahead.games.chance.bonus_p`, else a basic card from the deck,
+    refilled when empty). The player sees it and moves; it enters at the far end of
+    a uniformly chosen moved line. (One self-recursive function: numba's cache does
+    not keep mutually recursive ones.) ``scratch``: :func:`_scratch_threes`'s, whose row
+    ``depth_left`` this node uses, and its memo of learned leaf values.
     """
     moves, table, counters = ctx.moves, ctx.table, ctx.counters
     cutoff, use_tt = cfg.cutoff, cfg.use_tt
@@ -646,16 +751,12 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
         slot, hit = _lookup_probe(board, aux, ctx, cfg)
         if not np.isnan(hit):
             return hit
-    ones = deck & 7
-    twos = (deck >> 3) & 7
-    threes = (deck >> 6) & 7
-    total = ones + twos + threes
-    if total == 0:
-        ones, twos, threes, total = 4, 4, 4, 12
-    top = max_rank(board)
-    n_bonus = top - BONUS_ELIGIBLE_RANK + 1 if top >= BONUS_ELIGIBLE_RANK else 0
-    p_basic = 1.0 - BONUS_PROBABILITY if n_bonus > 0 else 1.0
+    ones, twos, threes, _, _ = unpack_cards(deck)
+    ones, twos, threes, total = refilled(ones, twos, threes)
+    n_bonus = bonus_count(max_rank(board))
+    p_basic = basic_share(n_bonus)
     if net is not None:
+        row, memo = _row(scratch, max(depth_left, 0)), (scratch[4], scratch[5])
         if cut or depth_left <= 1:  # every (card, move) is a leaf: one round
             res = _card_leaves(
                 board,
@@ -669,6 +770,8 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
                 ctx,
                 net,
                 cfg.window,
+                row,
+                memo,
             )
             if use_tt:
                 _store(slot, board, aux, res, ctx)
@@ -679,19 +782,21 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
     # it is found once (and added once per value, in the same order: same bits).
     # A value of a probability no larger is a leaf wherever that one was.
     bonus_best = np.nan
-    bonus_p = 0.0
+    best_p = 0.0
     if net is not None:
         # an afterstate is the same whichever card was drawn: each move's leaf is
-        # looked up once, into row ``a`` of ``found``, and read under each card's code
-        width = net.idx.shape[0]
-        found = np.empty(4 * width, np.int64)
-        found_score = np.full(4, np.nan)
+        # looked up once, into part ``a`` of ``found``, and read under each card's
+        # code; with one code a stage its learned value is read once (``known[4 +
+        # a]``, same bits), or found in the memo
+        shift = _shift(net)
+        known = row[1]
+        known[:8] = np.nan
     for option in range(3 + n_bonus):
         card = option + 1  # ranks 1, 2, 3, then the bonus ranks 4 .. top - 3
         p = 0.0
         if option >= 3:
-            p = _bonus_p(option - 3, n_bonus, cfg.window)
-            if not np.isnan(bonus_best) and p <= bonus_p:
+            p = bonus_p(option - 3, n_bonus, cfg.window)
+            if not np.isnan(bonus_best) and p <= best_p:
                 res += p * bonus_best
                 continue
         if option < 3:
@@ -725,19 +830,9 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
                 expand = True
                 if net is not None:
                     if leaf:  # the afterstate, before the drawn card enters
-                        if np.isnan(found_score[a]):
-                            out_t = transpose(out)
-                            found_score[a] = evaluate_pair(out, out_t, table)
-                            after = out_t if vertical else out
-                            _net_lookups(after, net, found, a * width)
-                        learned = read(
-                            net.flat,
-                            found,
-                            a * width,
-                            width,
-                            min(option, 3) * _shift(net),
+                        v = _leaf_after(
+                            out, vertical, a, option, table, net, row, memo, shift
                         )
-                        v = found_score[a] + _clamped(learned, net)
                         expand = False
                 if expand:
                     all_leaves = False
@@ -757,6 +852,7 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
                                 ctx,
                                 cfg,
                                 net,
+                                scratch,
                             )
                     v *= q
             if v > best:
@@ -764,7 +860,7 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net):
         res += p * best
         if option >= 3 and all_leaves:
             bonus_best = best
-            bonus_p = p
+            best_p = p
     if use_tt:
         _store(slot, board, aux, res, ctx)
     return res
@@ -779,14 +875,21 @@ def root_threes(board, cards, depth, ctx, cfg, net):
     enters is uniform in the window. The nodes below read ``ctx`` and ``net``
     through borrowed views (:func:`~playahead.kernels.borrow.borrowed_members`).
     """
+    return _root_threes(board, cards, depth, ctx, cfg, net, _scratch_threes(net, depth))
+
+
+@nb.njit(cache=True)
+def _root_threes(board, cards, depth, ctx, cfg, net, held):
+    """:func:`root_threes` with its scratch ``held``, borrowed below as ``ctx``
+    and ``net`` are."""
     moves, table, counters = ctx.moves, ctx.table, ctx.counters
     inner, leaf = borrowed_members(ctx), _borrowed_net(net)
+    scratch = borrowed_members(held)
     values = np.full(4, np.nan)
     if _has_top_rank(board):
         return values
-    deck = cards & 511
-    lo = (cards >> 9) & 15
-    hi = cards >> 13
+    ones, twos, threes, lo, hi = unpack_cards(cards)
+    deck = pack_cards(ones, twos, threes, 0, 0)
     board_t = transpose(board)
     for a in range(4):
         vertical, side, src, out = _move(board, board_t, a, moves)
@@ -812,7 +915,7 @@ def root_threes(board, cards, depth, ctx, cfg, net):
                 if (diff >> np.uint64(16 * line)) & _ROW:
                     x = _card_at(out, line, side, card)
                     child = transpose(x) if vertical else x
-                    v += card_node(child, deck, depth, q, inner, cfg, leaf)
+                    v += card_node(child, deck, depth, q, inner, cfg, leaf, scratch)
         values[a] = v * q
     return values
 
