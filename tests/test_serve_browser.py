@@ -77,7 +77,7 @@ def test_threes_arrow_keys_hint_and_autoplay(page, tmp_path):
     assert "moves 2" in page.inner_text("#status")
 
     page.select_option("#planner", "mcts")
-    page.fill("#simulations", "100")
+    page.fill("[data-option='n_simulations']", "100")
     page.click("#hint-button")
     page.wait_for_selector("#hint tr.best")
     rows = page.locator("#hint tbody tr")

@@ -112,7 +112,7 @@ def test_review_and_assist_budgets_are_capped(path, extra):
 def test_only_the_game_file_route_takes_a_large_body():
     from playahead.tools.serve import app
 
-    assert api.FILE_ROUTES == {"/api/replay": 2 * 2**20}
+    assert api.FILE_ROUTES == {"/api/replay": 2 * 2**20, "/api/open": 2 * 2**20}
     assert app.MAX_BODY == 64 * 1024
 
 

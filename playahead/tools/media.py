@@ -137,7 +137,7 @@ def save_gif(
 
 
 @contextlib.contextmanager
-def _page(chromium: str, size: tuple[int, int]):
+def browser_page(chromium: str, size: tuple[int, int]):
     """``(page, url, timeout error class)``: a headless Chromium page beside a fresh
     ``playahead serve`` on a free loopback port, both closed afterwards.
 
@@ -206,7 +206,7 @@ def serve_screenshot(
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _page(chromium, size) as (page, url, timeout):
+    with browser_page(chromium, size) as (page, url, timeout):
         page.goto(f"{url}?game={game}&seed={seed}")
         page.wait_for_selector("#board > *")
         _press(page, keys, timeout)
@@ -244,7 +244,7 @@ def review_screenshot(
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _page(chromium, size) as (page, url, timeout):
+    with browser_page(chromium, size) as (page, url, timeout):
         page.goto(f"{url}?game=threes&seed={seed}")
         page.wait_for_selector("#board > *")
         _press(page, keys, timeout)

@@ -11,12 +11,20 @@ errors are ``{"error": "..."}``: ``400`` a request the game or planner refuses, 
 a field of the wrong type or range (:mod:`playahead.tools.serve.models`)):
 
 * ``GET /api/games``: the games, their rule options, the planners and their settings.
+* ``GET /api/agents``: each planner with the options a request's ``settings`` may set
+  (name, type, default, cap, help), read from the agent registry
+  (:func:`api_agents`).
 * ``POST /api/new``: ``{"game", "options": {rule: value}, "seed"?, "side"?,
   "opponent"?}`` -> a view of the first position (in two-player games the opponent
   moves first when ``side`` is 1; ``side: null`` is hot-seat play with no opponent).
 * ``POST /api/move``: ``{"game", "state", "move", "opponent"?, "nonce"?}`` -> the new
   view, ``reward`` (the move's reward for the mover) and ``moves`` (the move and the
   opponent's reply, each ``{"player", "action", "label"}``).
+* ``POST /api/open?name=FILE``: the bytes of a game file as they are on disk
+  (``Content-Type: application/octet-stream``; at most :data:`MAX_FILE_BYTES`) ->
+  as ``/api/replay``. The file is checked by :mod:`playahead.tools.gamefile` as
+  ``playahead review FILE`` checks it, with the same one-line messages (a truncated,
+  binary or empty file), and its integers are read exactly (a 63-bit ``seed``).
 * ``POST /api/hint``: ``{"game", "state", "agent"?, "settings"?}`` -> ``ranked``
   (legal moves best first, ``{"action", "label", "value", "text"}``, ``text`` the
   value as the page shows it, e.g. ``"412,300"``), ``action``, ``value_kind``,
@@ -53,12 +61,20 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from typing import Any
 
 import numpy as np
 from pydantic import ValidationError
 
-from playahead.agents import available_agents, make_agent, parse_spec, takes_option
+from playahead.agents import (
+    REQUIRED,
+    agent_options,
+    available_agents,
+    make_agent,
+    parse_spec,
+    takes_option,
+)
 from playahead.tools import gamefile
 from playahead.tools.games import (
     GAMES,
@@ -82,6 +98,19 @@ MAX_SECONDS = 10.0
 #: Most playouts a two-player ``lookahead`` may plan (legal moves ** depth * n_sims):
 #: its search does not look at the clock (5 M playouts: about 5 s of tic-tac-toe 5x5).
 MAX_PLAYOUTS = 5_000_000
+#: The page's choices of opponent in two-player games: ``(spec, label)``.
+OPPONENTS = (
+    ("random", "random"),
+    ("greedy", "greedy"),
+    ("mcts:n_simulations=400", "mcts (400 simulations)"),
+    ("mcts:n_simulations=3000", "mcts (3000 simulations)"),
+    ("minimax:time_limit=1", "minimax (1 s)"),
+)
+#: The largest game file the page opens (``/api/open``, ``/api/replay``), in bytes.
+MAX_FILE_BYTES = 2 * 2**20
+#: Planner options the page does not offer (``seed``: each request gets its own;
+#: ``time_limit``: the server's ``max_seconds``).
+HIDDEN_OPTIONS = ("seed", "time_limit")
 #: Integer rule options: (smallest, largest) accepted.
 RULE_LIMITS = {"size": (2, 5), "n": (1, 200), "k": (1, 20)}
 _BOARD_KINDS = {
@@ -268,7 +297,9 @@ def _opponent_replies(env, spec, rng, moves: list, max_seconds: float) -> None:
 # ---------------------------------------------------------------------------- routes
 def api_games(max_seconds: float = MAX_SECONDS) -> dict:
     """The games with their rule options and default agents, the planners and caps
-    (``budget``: :func:`models.node_cap` of ``max_seconds``)."""
+    (``budget``: :func:`models.node_cap` of ``max_seconds``), the opponents the page
+    offers (:data:`OPPONENTS`), and the largest game file the page opens and
+    ``playahead review`` reads."""
     caps = models.CAPS | {"budget": models.node_cap(max_seconds)}
     return {
         "games": [
@@ -282,11 +313,100 @@ def api_games(max_seconds: float = MAX_SECONDS) -> dict:
             for g in GAMES.values()
         ],
         "planners": [p for p in PLANNERS if p in available_agents()],
+        "opponents": [
+            [spec, label]
+            for spec, label in OPPONENTS
+            if parse_spec(spec)[0] in available_agents()
+        ],
         "settings": list(SETTINGS),
         "caps": caps | {"planners": models.PLANNER_CAPS},
         "max_playouts": MAX_PLAYOUTS,
         "max_seconds": max_seconds,
+        "max_file_bytes": MAX_FILE_BYTES,
+        "cli_max_file_bytes": gamefile.MAX_BYTES,
     }
+
+
+def _arg_docs(doc: str) -> dict[str, str]:
+    """``{name: text}`` of a Google-style docstring's ``Args:`` section."""
+    docs: dict[str, str] = {}
+    lines = doc.splitlines()
+    if "Args:" not in (line.strip() for line in lines):
+        return docs
+    name = None
+    for line in lines[[line.strip() for line in lines].index("Args:") + 1 :]:
+        if line.strip() and not line.startswith(" "):
+            break  # the next section
+        head, sep, text = line.strip().partition(": ")
+        if sep and line.startswith("    ") and not line.startswith("     "):
+            name = head.split(" ")[0]
+            docs[name] = text
+        elif name and line.strip():
+            docs[name] += " " + line.strip()
+    return docs
+
+
+def _option_docs(name: str) -> dict[str, str]:
+    """Each option's help: the agent's settings record's field docs, else its
+    factory's ``Args:``."""
+    import inspect
+
+    from playahead import agents
+
+    agents._load_builtins()
+    factory = agents._REGISTRY[name].factory
+    settings = getattr(factory, "Settings", None)
+    if settings is not None:
+        from playahead._options import field_docs
+
+        return field_docs(settings)
+    return _arg_docs(inspect.getdoc(factory) or "")
+
+
+def _plain_text(doc: str) -> str:
+    """A docstring's text for people: ``code`` and Sphinx roles as plain words."""
+    doc = re.sub(r":\w+:`~?([^`]*)`", lambda m: m.group(1).rsplit(".", 1)[-1], doc)
+    return " ".join(doc.replace("``", "").split())
+
+
+def _json_default(value):
+    if value is REQUIRED or value is None:
+        return None
+    return value if isinstance(value, bool | int | float | str) else str(value)
+
+
+def api_agents(max_seconds: float = MAX_SECONDS) -> dict:
+    """``{"agents": [...]}``: each planner of :data:`PLANNERS` that is available, with
+    ``summary`` and ``options``: the options it declares (:func:`agent_options`) that
+    a request's ``settings`` may set (:data:`models.SETTINGS`, less
+    :data:`HIDDEN_OPTIONS`), each ``{"name", "type"`` (``"int"``, ``"float"`` or
+    ``"str"``), ``"default"`` (null: none, or the game's), ``"cap"`` (the largest
+    value accepted, null: none), ``"help"}``."""
+    summaries = available_agents()
+    caps = models.CAPS | {"budget": models.node_cap(max_seconds)}
+    out = []
+    for name in PLANNERS:
+        if name not in summaries:
+            continue
+        docs = _option_docs(name)
+        options = []
+        for key, default in agent_options(name).items():
+            if key not in SETTINGS or key in HIDDEN_OPTIONS:
+                continue
+            cap = models.PLANNER_CAPS.get(name, {}).get(key, caps.get(key))
+            if key == "budget" and cap is not None:
+                cap = min(cap, caps["budget"])
+            options.append(
+                {
+                    "name": key,
+                    "type": models.setting_type(key),
+                    "default": _json_default(default),
+                    "cap": cap,
+                    "help": _plain_text(docs.get(key, "")),
+                }
+            )
+        out.append({"name": name, "summary": summaries[name], "options": options})
+    return {"agents": out}
 
 
 def api_new(req: models.NewRequest, max_seconds: float = MAX_SECONDS) -> dict:
@@ -392,14 +512,63 @@ def hint_body(env, spec: str, analysis) -> dict:
 
 def api_replay(req: models.ReplayRequest, max_seconds: float = MAX_SECONDS) -> dict:
     """A game file checked (it must replay), with every position's state and board:
-    ``file`` (with its ``sha256``), ``positions`` (``{"state", "board", "player"}``
-    before each move and at the end) and ``moves`` (``{"action", "label",
-    "player"}``)."""
+    ``file`` (with its ``sha256``), ``positions`` (``{"state", "board", "player",
+    "info"}`` before each move and at the end; ``info`` is the env's, e.g. Threes'
+    ``next_card``) and ``moves`` (``{"action", "label", "player"}``)."""
     data = dict(req.file)
     if "sha256" not in data:
         data["sha256"] = gamefile._digest(data)
+    return replayed(json.dumps(data), "the game file")
+
+
+def file_name(name: str | None) -> str:
+    """How the page's messages name an opened file: its name without folders or
+    control characters, at most 80 characters (``"the game file"`` if none)."""
+    name = "".join(c for c in (name or "") if c.isprintable())
+    name = name.replace("\\", "/").rsplit("/", 1)[-1].strip()
+    return (name if len(name) <= 80 else name[:77] + "...") or "the game file"
+
+
+def file_too_big(name: str | None, size: int) -> str:
+    """The one line of a file over :data:`MAX_FILE_BYTES` (``gamefile.load``'s over
+    its own :data:`~playahead.tools.gamefile.MAX_BYTES`)."""
+    where = file_name(name)
+    if size > gamefile.MAX_BYTES:
+        return f"{where} is over {gamefile.MAX_BYTES // 2**20} MiB: not a game file"
+    return (
+        f"{where} is over {MAX_FILE_BYTES // 2**20} MiB: the page opens game files "
+        f"up to {MAX_FILE_BYTES // 2**20} MiB (playahead review reads it)"
+    )
+
+
+def api_open(data: bytes, name: str | None = None) -> dict:
+    """``POST /api/open``: a game file's bytes (as on disk), checked and replayed as
+    ``playahead review`` does (:func:`playahead.tools.gamefile.parse_replayed`, named
+    by :func:`file_name`): the body of :func:`api_replay`.
+
+    Raises:
+        ApiError: one line: over :data:`MAX_FILE_BYTES` (413), not text, not
+            complete JSON, not a game file, or a move that does not replay.
+    """
+    if len(data) > MAX_FILE_BYTES:
+        raise ApiError(file_too_big(name, len(data)), 413)
+    where = file_name(name)
     try:
-        game_file, states = gamefile.parse_replayed(json.dumps(data), "the game file")
+        text = data.decode()
+    except UnicodeDecodeError:
+        raise ApiError(f"{where} is not text: not a game file") from None
+    return replayed(text, where)
+
+
+def replayed(text: str, where: str) -> dict:
+    """The body of :func:`api_replay` for a game file's ``text``.
+
+    Raises:
+        ApiError: the file's one-line :class:`ValueError` (see
+            :func:`playahead.tools.gamefile.parse_replayed`).
+    """
+    try:
+        game_file, states = gamefile.parse_replayed(text, where)
     except ValueError as err:
         raise ApiError(str(err)) from None
     positions, moves = [], []
@@ -407,11 +576,14 @@ def api_replay(req: models.ReplayRequest, max_seconds: float = MAX_SECONDS) -> d
     for i, state in enumerate(states):
         env.unwrapped.restore_state(state)
         player = int(getattr(env.unwrapped, "current_player", 0))
+        info = env.unwrapped._info()  # the position's info (Threes' next card)
+        info.pop("action_mask", None)
         positions.append(
             {
                 "state": state_to_json(state),
                 "board": env.unwrapped.board.tolist(),
                 "player": player,
+                "info": info,
             }
         )
         if i < len(game_file.moves):
@@ -505,7 +677,7 @@ _MODELS = {
     "/api/assist": models.AssistRequest,
 }
 #: Routes that take a whole game file: their body may be up to this many bytes.
-FILE_ROUTES = {"/api/replay": 2 * 2**20}
+FILE_ROUTES = {"/api/replay": MAX_FILE_BYTES, "/api/open": MAX_FILE_BYTES}
 
 
 def parse(path: str, payload) -> Any:

@@ -3,11 +3,15 @@
 What a client can and cannot do (the caps are module constants):
 
 * Every error is JSON ``{"error": "..."}``: 400 (bad JSON, a refused move or rule,
-  JSON nested deeper than :data:`models.MAX_NESTING`), 404, 405 (wrong method), 408
-  (the request was not sent within :data:`READ_SECONDS`), 411/413 (no length, body
-  over :data:`MAX_BODY` bytes), 415 (not ``application/json``), 422 (a field of the
-  wrong type or range, a budget over its cap), 503 (every search worker busy, or too
-  many connections), 504 (a search ran past the deadline: its worker was killed).
+  a game file that does not open, JSON nested deeper than
+  :data:`models.MAX_NESTING`), 404, 405 (wrong method), 408 (the request was not
+  sent within :data:`READ_SECONDS`), 411/413 (no length, body over
+  :data:`MAX_BODY` bytes, a game file over
+  :data:`~playahead.tools.serve.api.MAX_FILE_BYTES`), 415 (not
+  ``application/json``; ``/api/open`` also takes ``application/octet-stream``), 422
+  (a field of the wrong type or range, a budget over its cap), 503 (every search
+  worker busy, or too many connections), 504 (a search ran past the deadline: its
+  worker was killed).
 * Searches (hints, and moves against a planner other than ``random``) run in
   :class:`~playahead.tools.serve.pool.SearchPool` workers, at most ``max_seconds``
   each by the planners' clocks (an expectimax search by its node budget, at most
@@ -139,28 +143,38 @@ class Protocol(H11Protocol):
         self.transport.close()
 
 
-async def _read_json(request: Request):
+async def _read_body(
+    request: Request, kinds=("application/json",), too_big: str | None = None
+) -> bytes:
+    """The request's body, whole: of a Content-Type in ``kinds``, at most the route's
+    limit (``too_big``: the 413's message), within :data:`READ_SECONDS`."""
     limit = api.FILE_ROUTES.get(request.url.path, MAX_BODY)
+    too_big = too_big or f"request body over {limit} bytes"
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind != "application/json":
-        raise _Refused(415, "send the body with Content-Type: application/json")
+    if kind not in kinds:
+        raise _Refused(415, f"send the body with Content-Type: {' or '.join(kinds)}")
     length = request.headers.get("content-length")
     if length is None and "chunked" not in request.headers.get("transfer-encoding", ""):
         raise _Refused(411, "Content-Length is required")
     if length is not None and int(length) > limit:
-        raise _Refused(413, f"request body over {limit} bytes", close=True)
+        raise _Refused(413, too_big, close=True)
     body = bytearray()
     try:
         with anyio.fail_after(READ_SECONDS):
             async for chunk in request.stream():
                 body += chunk
                 if len(body) > limit:
-                    raise _Refused(413, f"request body over {limit} bytes", True)
+                    raise _Refused(413, too_big, True)
     except TimeoutError:
         message = f"the request body did not arrive within {READ_SECONDS:g} s"
         raise _Refused(408, message, close=True) from None
+    return bytes(body)
+
+
+async def _read_json(request: Request):
+    body = await _read_body(request)
     try:
-        return json.loads(bytes(body), parse_constant=_no_constant)
+        return json.loads(body, parse_constant=_no_constant)
     except RecursionError:
         nesting = f"nests deeper than {api.models.MAX_NESTING} levels"
         raise _Refused(400, f"the JSON body {nesting}") from None
@@ -189,6 +203,7 @@ def create_app(
     """
     deadline = max_seconds + DEADLINE_GRACE if deadline is None else deadline
     games = api.api_games(max_seconds) | {"deadline": deadline}
+    agents = api.api_agents(max_seconds)
     state: dict = {}
     limiter = anyio.CapacityLimiter(8)
 
@@ -199,6 +214,25 @@ def create_app(
 
     async def get_games(request: Request) -> Response:
         return JSONResponse(games, headers=_HEADERS)
+
+    async def get_agents(request: Request) -> Response:
+        return JSONResponse(agents, headers=_HEADERS)
+
+    async def open_file(request: Request) -> Response:
+        name = request.query_params.get("name")
+        length = request.headers.get("content-length", "")
+        size = int(length) if length.isdigit() else api.MAX_FILE_BYTES + 1
+        try:
+            kinds = ("application/octet-stream", "application/json")
+            data = await _read_body(request, kinds, api.file_too_big(name, size))
+            body = await anyio.to_thread.run_sync(
+                api.api_open, data, name, limiter=limiter
+            )
+        except _Refused as err:
+            return _error(err.status, str(err), err.close)
+        except api.ApiError as err:
+            return _error(err.status, str(err))
+        return JSONResponse(body, headers=_HEADERS)
 
     async def get_status(request: Request) -> Response:
         return JSONResponse(state["pool"].status(), headers=_HEADERS)
@@ -257,6 +291,8 @@ def create_app(
     routes += [
         Route("/api/games", get_games, methods=get),
         Route("/api/status", get_status, methods=get),
+        Route("/api/agents", get_agents, methods=get),
+        Route("/api/open", open_file, methods=["POST"]),
     ]
     routes += [Route(path, post, methods=["POST"]) for path in api.ROUTES]
     return Starlette(

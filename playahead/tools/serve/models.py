@@ -14,6 +14,7 @@ gets a ``time_limit`` only when the request sets one; every other search gets
 
 from __future__ import annotations
 
+import typing
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -215,6 +216,15 @@ class Settings(BaseModel):
 
 
 SETTINGS = tuple(Settings.model_fields)
+
+
+def setting_type(name: str) -> str:
+    """``"int"``, ``"float"`` or ``"str"``: the type of :class:`Settings` field
+    ``name``."""
+    hint = Settings.model_fields[name].annotation
+    while typing.get_args(hint):  # Optional[Annotated[int, ...]] -> int
+        hint = next(a for a in typing.get_args(hint) if a is not type(None))
+    return hint.__name__
 
 
 def capped_settings(

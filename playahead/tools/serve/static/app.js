@@ -18,25 +18,16 @@ const NAMES = {
 const TILE_KEYS = {
   ArrowUp: 0, ArrowRight: 1, ArrowDown: 2, ArrowLeft: 3, w: 0, d: 1, s: 2, a: 3,
 };
-const OPPONENTS = [
-  ["random", "random"], ["greedy", "greedy"], ["mcts:n_simulations=400", "mcts (400 simulations)"],
-  ["mcts:n_simulations=3000", "mcts (3000 simulations)"], ["minimax:time_limit=1", "minimax (1 s)"],
-];
-// planner -> which settings the depth and simulations boxes set
-const SETTINGS = {
-  expectimax: { depth: "depth" }, minimax: { depth: "depth" },
-  mcts: { simulations: "n_simulations" }, mc: { simulations: "n_rollouts" },
-  lookahead: { depth: "depth", simulations: "n_sims" },
-};
-
 // ?seed=N makes the first game reproducible: its deal, and each move's chance (a nonce)
 const S = {
-  games: {}, planners: [], view: null, busy: false, autoplay: false, seed: null, queue: [],
-  record: null, assist: null, review: null,
+  games: {}, planners: [], agents: {}, limits: {}, view: null, busy: false, autoplay: false,
+  seed: null, queue: [], record: null, assist: null, review: null,
 };
 const MARK_CLASSES = ["inaccuracy", "mistake", "blunder"];
 const PLURALS = { inaccuracy: "inaccuracies", mistake: "mistakes", blunder: "blunders" };
 const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+const ASSISTED = ["threes", "2048"]; // the games assist follows
 
 async function api(path, body) {
   const response = await fetch(path, {
@@ -98,6 +89,7 @@ function renderRules() {
   const spec = game().default_agent;
   const name = spec.split(":")[0];
   if (S.planners.includes(name)) $("planner").value = name;
+  renderPlannerOptions();
   $("keys").textContent = two
     ? "Click a cell, column or amount (digits work too). h hint, p autoplay, n new game."
     : "Arrow keys or w/a/s/d slide. h hint, p autoplay, n new game.";
@@ -120,14 +112,41 @@ function side() {
   return value === "hotseat" ? null : Number(value);
 }
 
+// The planner's options, as GET /api/agents declares them (name, type, default, cap).
+function renderPlannerOptions() {
+  const box = $("planner-options");
+  box.innerHTML = "";
+  const agent = S.agents[$("planner").value];
+  $("planner").title = agent ? agent.summary : "";
+  for (const option of agent ? agent.options : []) {
+    const label = document.createElement("label");
+    label.textContent = option.name.replaceAll("_", " ") + " ";
+    label.title = option.help;
+    const input = document.createElement("input");
+    input.dataset.option = option.name;
+    input.dataset.type = option.type;
+    if (option.type === "str") input.type = "text";
+    else {
+      input.type = "number";
+      input.min = option.type === "int" ? "1" : "0";
+      input.step = option.type === "int" ? "1" : "any";
+      if (option.cap !== null) input.max = String(option.cap);
+    }
+    input.placeholder = option.default === null ? "auto" : String(option.default);
+    label.appendChild(input);
+    box.appendChild(label);
+  }
+}
+
 function agentRequest() {
   const planner = $("planner").value;
   const spec = game().default_agent;
   const agent = spec.split(":")[0] === planner ? spec : planner;
   const settings = {};
-  for (const [box, option] of Object.entries(SETTINGS[planner] || {})) {
-    const value = $(box).value;
-    if (value !== "") settings[option] = Number(value);
+  for (const input of $("planner-options").querySelectorAll("[data-option]")) {
+    const value = input.value.trim();
+    if (value === "") continue;
+    settings[input.dataset.option] = input.dataset.type === "str" ? value : Number(value);
   }
   return { agent, settings };
 }
@@ -141,16 +160,28 @@ async function newGame() {
   const view = await busy(() => api("/api/new", {
     game: game().name, options: readRules(), side: side(), opponent: $("opponent").value, seed,
   }));
-  if (view) {
-    view.seed = seed;
-    view.ply = 0;
-    S.assist = null;
-    S.record = {
-      game: game().name, kwargs: readRules(), seed: null, start: view.start,
-      moves: [...view.record], players: players(),
-    };
-    show(view);
+  if (!view) return;
+  view.seed = seed;
+  view.ply = 0;
+  S.record = {
+    game: game().name, kwargs: readRules(), seed: null, start: view.start,
+    moves: [...view.record], players: players(),
+  };
+  if (S.assist && ASSISTED.includes(view.game)) {
+    // assisting: the new game's board takes the entries, as a typed-in one does
+    const { agent, settings } = agentRequest();
+    S.assist = { stack: [view], agent, settings };
+    S.record.players = ["human"];
+    showAssisted(view);
+    const data = await busy(() => api("/api/hint", { game: view.game, state: view.state, agent, settings }));
+    if (data && S.assist && S.assist.stack[0] === view) {
+      view.hint = data;
+      showAssisted(view);
+    }
+    return;
   }
+  stopAssist();
+  show(view);
 }
 
 function players() {
@@ -208,6 +239,7 @@ function stopAutoplay() {
 
 async function toggleAutoplay() {
   if (S.autoplay) { stopAutoplay(); return; }
+  if (S.assist) { showError(new Error(ASSIST_KEYS)); return; }
   S.autoplay = true;
   $("autoplay").setAttribute("aria-pressed", "true");
   while (S.autoplay && S.view && !S.view.done) {
@@ -362,15 +394,19 @@ function showHint(data) {
 }
 
 // ---------------------------------------------------------------- events
+const ASSIST_KEYS = "this board follows a game played elsewhere: type what happened in the entry box";
+
 function onKey(event) {
   const target = event.target;
-  if (target.tagName === "INPUT" || target.tagName === "SELECT") return;
+  if (["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
+  if (target.closest && target.closest("#review-panel")) return; // the review's keys
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
   if (key === "h") hint();
   else if (key === "p") toggleAutoplay();
   else if (key === "n") newGame();
   else if (key === "r") reviewGame();
+  else if (S.assist && key in TILE_KEYS) showError(new Error(ASSIST_KEYS)); // no move
   else if (S.view && S.view.kind === "tiles" && key in TILE_KEYS) queueMove(TILE_KEYS[key]);
   else if (S.view && S.view.kind !== "tiles" && /^[0-9]$/.test(key)) {
     queueMove(S.view.kind === "pile" ? Number(key) - 1 : Number(key));
@@ -379,30 +415,36 @@ function onKey(event) {
 }
 
 async function init() {
-  const data = await api("/api/games");
+  const [data, agents] = await Promise.all([api("/api/games"), api("/api/agents")]);
   S.planners = data.planners;
+  S.limits = { file: data.max_file_bytes, cli: data.cli_max_file_bytes };
+  for (const agent of agents.agents) S.agents[agent.name] = agent;
   for (const g of data.games) {
     S.games[g.name] = g;
     $("game").add(new Option(g.name, g.name));
   }
   for (const p of S.planners) $("planner").add(new Option(p, p));
-  for (const [spec, label] of OPPONENTS) {
-    if (S.planners.includes(spec.split(":")[0])) $("opponent").add(new Option(label, spec));
-  }
+  for (const [spec, label] of data.opponents) $("opponent").add(new Option(label, spec));
   $("game").addEventListener("change", () => {
     $("game").blur();
+    if (!ASSISTED.includes(game().name)) stopAssist();
     renderRules();
     newGame();
   });
+  $("planner").addEventListener("change", renderPlannerOptions);
   $("new-game").addEventListener("click", newGame);
   $("review-button").addEventListener("click", () => reviewGame());
   $("save-game").addEventListener("click", saveGame);
   $("open-game").addEventListener("change", openGame);
   $("review-moves").addEventListener("click", (event) => {
     const row = event.target.closest("tr[data-index]");
-    if (row) showReviewed(Number(row.dataset.index));
+    if (row) selectReviewed(Number(row.dataset.index));
   });
+  $("review-graph").addEventListener("click", graphClick);
+  $("review-panel").addEventListener("keydown", reviewKey);
+  window.addEventListener("resize", () => { if (S.review) drawGraph(); });
   $("assist-start").addEventListener("click", assistStart);
+  $("assist-stop").addEventListener("click", () => { stopAssist(); show(S.view); });
   $("assist-entry").addEventListener("keydown", (event) => {
     if (event.key !== "Enter") return;
     event.preventDefault();
@@ -416,7 +458,8 @@ async function init() {
   });
   $("pad").addEventListener("click", (event) => {
     const button = event.target.closest("[data-move]");
-    if (button) move(Number(button.dataset.move));
+    if (button && S.assist) showError(new Error(ASSIST_KEYS));
+    else if (button) move(Number(button.dataset.move));
   });
   document.addEventListener("keydown", onKey);
   const query = new URLSearchParams(location.search);
@@ -449,32 +492,70 @@ async function saveGame() {
   URL.revokeObjectURL(link.href);
 }
 
-async function openGame(event) {
-  const file = event.target.files[0];
-  if (!file) return;
-  try {
-    await reviewGame(JSON.parse(await file.text()));
-  } catch (err) {
-    showError(err);
-  }
+// The same line as playahead review for a file over the size the page opens.
+function tooBig(name, size) {
+  const mib = (n) => Math.floor(n / 2 ** 20);
+  if (size > S.limits.cli) return `${name} is over ${mib(S.limits.cli)} MiB: not a game file`;
+  return `${name} is over ${mib(S.limits.file)} MiB: the page opens game files up to ` +
+    `${mib(S.limits.file)} MiB (playahead review reads it)`;
 }
 
-// Review: /api/replay gives every position; /api/review values each move, one by one.
-async function reviewGame(file) {
+// A game file goes to the server as its bytes: the server reads it as playahead review
+// does (a 63-bit seed exactly, the same one-line messages for a file that is not one).
+async function openGame(event) {
+  const file = event.target.files[0];
+  event.target.value = ""; // the same file can be opened again
+  if (!file) return null;
   showError(null);
+  if (file.size > S.limits.file) {
+    showError(new Error(tooBig(file.name, file.size)));
+    return null;
+  }
   let data;
   try {
-    data = await api("/api/replay", { file: file || recordedFile() });
+    const response = await fetch("/api/open?name=" + encodeURIComponent(file.name), {
+      method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: file,
+    });
+    data = await response.json();
+    if (!response.ok) throw new Error(data.error || response.statusText);
   } catch (err) {
     showError(err);
     return null;
   }
+  return reviewGame(data);
+}
+
+// Who played the game: the file's players ("human" is you).
+function whoPlayed(data) {
+  const players = (data.file.players || []).map((p) => (p === "human" ? "you" : p));
+  const names = NAMES[data.game];
+  if (names && players.length === 2) {
+    return `${names[0]}: ${players[0]} · ${names[1]}: ${players[1]}`;
+  }
+  const who = players[0] || "an unnamed player";
+  return who === "you" ? "your game" : `${who}'s game`;
+}
+
+// Review: /api/replay (or /api/open) gives every position; /api/review values each
+// move, one by one. Without data: the game played on the page.
+async function reviewGame(data) {
+  showError(null);
+  if (!data) {
+    try {
+      data = await api("/api/replay", { file: recordedFile() });
+    } catch (err) {
+      showError(err);
+      return null;
+    }
+  }
   // the planner chosen on the page, if it is for this game; else the game's default
   const { agent, settings } = data.game === game().name ? agentRequest() : { settings: {} };
-  S.review = { data, rows: [] };
+  S.review = { data, rows: [], selected: null, who: whoPlayed(data) };
+  $("review-title").textContent = "Review of " + S.review.who;
   const body = $("review-moves").tBodies[0];
   body.innerHTML = "";
   $("review-moves").hidden = false;
+  $("review-position").hidden = true;
   $("review-summary").textContent = "";
   const n = data.moves.length;
   for (let i = 0; i < n; i++) {
@@ -514,31 +595,96 @@ function valueText(value, kind) {
   return Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(3);
 }
 
+// The graph's layout, in the SVG's own pixels (its viewBox is its drawn size).
+const GRAPH = { height: 190, left: 64, right: 12, top: 24, bottom: 34 };
+
+function svgNode(parent, name, attrs, text) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (text !== undefined) node.textContent = text;
+  parent.appendChild(node);
+  return node;
+}
+
+// x of move i (0-based) on a graph `width` wide, for a game of n moves
+function graphX(i, n, width) {
+  const span = width - GRAPH.left - GRAPH.right;
+  return GRAPH.left + (n <= 1 ? span / 2 : (span * i) / (n - 1));
+}
+
 function drawGraph() {
-  const rows = S.review.rows;
+  const { rows, data, selected } = S.review;
   const svg = $("review-graph");
   svg.removeAttribute("hidden"); // an SVG element has no hidden property
+  const width = Math.max(200, Math.round(svg.getBoundingClientRect().width) || 600);
+  const { height, left, right, top, bottom } = GRAPH;
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.innerHTML = "";
+  const n = data.moves.length;
+  const unit = rows.length ? rows[0].unit : "value";
+  const by = rows.length ? ` by ${rows[0].agent}` : "";
+  svgNode(svg, "text", { class: "title", x: left, y: 15 }, `${S.review.who}: ${unit}${by}`);
+  // axes: value (for player 0 in two-player games) against the move number
+  svgNode(svg, "line", { class: "axis", x1: left, y1: top, x2: left, y2: height - bottom });
+  svgNode(svg, "line", {
+    class: "axis", x1: left, y1: height - bottom, x2: width - right, y2: height - bottom,
+  });
+  svgNode(svg, "text", { class: "label", x: (left + width - right) / 2, y: height - 4 }, "move");
+  const ticks = n <= 1 ? [0] : [...new Set([0, 0.25, 0.5, 0.75, 1].map((f) => Math.round(f * (n - 1))))];
+  for (const i of ticks) {
+    const x = graphX(i, n, width);
+    svgNode(svg, "line", { class: "tick", x1: x, y1: height - bottom, x2: x, y2: height - bottom + 4 });
+    svgNode(svg, "text", { class: "xtick", x, y: height - bottom + 15 }, String(i + 1));
+  }
   if (!rows.length) return;
-  // two-player values are for the mover: drawn for player 0
   const y = rows.map((r) => (r.player === 1 ? -r.best_value : r.best_value));
-  const lo = Math.min(...y), hi = Math.max(...y);
-  const px = (i) => (rows.length === 1 ? 300 : (600 * i) / (rows.length - 1));
-  const py = (v) => (hi === lo ? 75 : 145 - (140 * (v - lo)) / (hi - lo));
-  const ns = "http://www.w3.org/2000/svg";
-  const line = document.createElementNS(ns, "polyline");
-  line.setAttribute("class", "best");
-  line.setAttribute("points", y.map((v, i) => `${px(i)},${py(v)}`).join(" "));
-  svg.appendChild(line);
+  let lo = Math.min(...y), hi = Math.max(...y);
+  if (hi === lo) { lo -= 1; hi += 1; }
+  const py = (v) => top + ((height - top - bottom) * (hi - v)) / (hi - lo);
+  const kind = rows[0].value_kind;
+  for (const v of [lo, (lo + hi) / 2, hi]) {
+    svgNode(svg, "line", { class: "grid", x1: left, y1: py(v), x2: width - right, y2: py(v) });
+    svgNode(svg, "text", { class: "ytick", x: left - 4, y: py(v) + 4 }, valueText(v, kind));
+  }
+  const points = y.map((v, i) => `${graphX(i, n, width)},${py(v)}`).join(" ");
+  svgNode(svg, "polyline", { class: "best", points });
   rows.forEach((r, i) => {
     if (!MARK_CLASSES.includes(r.mark)) return;
-    const dot = document.createElementNS(ns, "circle");
-    dot.setAttribute("class", r.mark);
-    dot.setAttribute("cx", px(i));
-    dot.setAttribute("cy", py(y[i]));
-    dot.setAttribute("r", 3);
-    svg.appendChild(dot);
+    svgNode(svg, "circle", { class: r.mark, cx: graphX(i, n, width), cy: py(y[i]), r: 3.5 });
   });
+  if (selected !== null && selected < rows.length) {
+    const x = graphX(selected, n, width);
+    svgNode(svg, "line", { class: "marker", x1: x, y1: top, x2: x, y2: height - bottom });
+    svgNode(svg, "circle", { class: "marker", cx: x, cy: py(y[selected]), r: 5 });
+  }
+}
+
+function graphClick(event) {
+  if (!S.review || !S.review.rows.length) return;
+  const svg = $("review-graph");
+  const box = svg.getBoundingClientRect();
+  const width = Number(svg.getAttribute("viewBox").split(" ")[2]);
+  const x = ((event.clientX - box.left) * width) / box.width;
+  const n = S.review.data.moves.length;
+  const span = width - GRAPH.left - GRAPH.right;
+  const i = n <= 1 ? 0 : Math.round(((x - GRAPH.left) * (n - 1)) / span);
+  selectReviewed(Math.max(0, Math.min(S.review.rows.length - 1, i)));
+}
+
+// Arrow keys in the review (after a click on the graph or a move) step through it.
+function reviewKey(event) {
+  const step = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 }[event.key];
+  const target = event.target;
+  if (!step || !S.review || !S.review.rows.length || ["INPUT", "BUTTON"].includes(target.tagName)) return;
+  event.preventDefault();
+  event.stopPropagation();
+  const current = S.review.selected === null ? -1 : S.review.selected;
+  selectReviewed(Math.max(0, Math.min(S.review.rows.length - 1, current + step)));
+}
+
+function selectReviewed(i) {
+  showReviewed(i);
+  $("review-graph").focus({ preventScroll: true });
 }
 
 function summarize() {
@@ -551,19 +697,27 @@ function summarize() {
     return `${n} ${n === 1 ? m : PLURALS[m]}`;
   });
   const kind = rows[0].value_kind;
-  $("review-status").textContent = `${rows.length} moves reviewed by ${rows[0].agent} (${rows[0].unit})`;
+  $("review-status").textContent =
+    `${rows.length} moves of ${S.review.who} reviewed by ${rows[0].agent} (${rows[0].unit})`;
   $("review-summary").textContent = `accuracy ${((100 * best) / rows.length).toFixed(1)}% ` +
     `(${best} of ${rows.length} moves the best) · loss: total ${valueText(total, kind)}, mean ` +
     `${valueText(total / rows.length, kind)} · ${marks.join(", ")}`;
 }
 
-// A reviewed move: its board, and every move's value there.
+// A reviewed move: its board (and Threes' next card), the move played against the
+// best one, and every move's value there.
 function showReviewed(i) {
   const { data, rows } = S.review;
+  const row = rows[i];
+  S.review.selected = i;
   for (const tr of $("review-moves").tBodies[0].rows) {
-    tr.classList.toggle("selected", tr.dataset.index === String(i));
+    const selected = tr.dataset.index === String(i);
+    tr.classList.toggle("selected", selected);
+    if (selected) tr.scrollIntoView({ block: "nearest" });
   }
+  drawGraph();
   const position = data.positions[i];
+  const played = data.moves[i].action;
   const kind = { tictactoe: "grid", connect4: "columns", nim: "pile", chips: "pile" }[data.game] || "tiles";
   const board = $("review-board");
   board.className = "board " + kind + " " + (data.game === "2048" ? "twenty48" : data.game);
@@ -574,24 +728,56 @@ function showReviewed(i) {
     info: { agent_player: -1, current_player: position.player },
   };
   ({ tiles: drawTiles, grid: drawGrid, columns: drawColumns, pile: drawPile })[kind](fake, board);
+  for (const cell of board.querySelectorAll("[data-move]")) {
+    const action = Number(cell.dataset.move);
+    cell.classList.toggle("played-move", action === played);
+    cell.classList.toggle("best-move", action === row.action);
+  }
+  const where = $("review-where");
+  where.innerHTML = "";
+  if (kind === "tiles") where.append(...statusParts({ kind, game: data.game, info: position.info, done: false }));
+  else where.textContent = `${NAMES[data.game][position.player]} to move`;
+  const caption = $("review-caption");
+  caption.innerHTML = "";
+  const span = (cls, text) => {
+    const node = document.createElement("span");
+    node.className = cls;
+    node.textContent = text;
+    return node;
+  };
+  const t = (text) => document.createTextNode(text);
+  caption.append(t(`Move ${i + 1}: played `), span("played", row.played),
+    t(` ${valueText(row.played_value, row.value_kind)}`));
+  if (row.loss > 0) {
+    caption.append(t(" · best "), span("best", row.best), t(` ${valueText(row.best_value, row.value_kind)}`),
+      t(` · loss ${valueText(row.loss, row.value_kind)}`));
+    if (row.mark) caption.append(t(" · "), span(row.mark, row.mark));
+  } else {
+    caption.append(t(" · "), span("best", "the best move"));
+  }
   const body = $("review-values").tBodies[0];
   body.innerHTML = "";
-  $("review-values").tHead.rows[0].cells[1].textContent = rows[i].unit;
-  for (const entry of rows[i].ranked) {
+  $("review-values").tHead.rows[0].cells[1].textContent = row.unit;
+  for (const entry of row.ranked) {
     const tr = body.insertRow();
-    if (entry.label === rows[i].played) tr.className = "played";
-    if (entry.action === rows[i].action) tr.classList.add("best");
+    const tags = [];
+    if (entry.action === row.action) { tr.classList.add("best"); tags.push("best"); }
+    if (entry.action === played) { tr.classList.add("played"); tags.push("played"); }
     tr.insertCell().textContent = entry.label;
     tr.insertCell().textContent = entry.text;
+    tr.insertCell().textContent = tags.join(", ");
   }
   $("review-position").hidden = false;
 }
 
 // ---------------------------------------------------------------- assist
+// Assist follows a Threes or 2048 game played elsewhere: a typed-in board (Start), or
+// a new game's (n) while assisting. Its entries go in the box under the board; the
+// board moves only by them (arrow keys do not move it).
 async function assistStart() {
   stopAutoplay();
   const name = game().name;
-  if (name !== "threes" && name !== "2048") {
+  if (!ASSISTED.includes(name)) {
     showError(new Error("assist follows threes and 2048: choose one of them above"));
     return;
   }
@@ -603,14 +789,29 @@ async function assistStart() {
   if (!view) return;
   S.assist = { stack: [view], agent, settings };
   S.record = { game: name, kwargs: {}, seed: null, start: view.start, moves: [], players: ["human"] };
-  $("assist-entry").disabled = false;
-  $("assist-entry").focus();
   showAssisted(view);
+  $("table").scrollIntoView({ block: "start" });
+  $("assist-entry").focus({ preventScroll: true });
+}
+
+function stopAssist() {
+  S.assist = null;
+  $("assist-bar").hidden = true;
+  $("assist-entry").disabled = true;
 }
 
 function showAssisted(view) {
   show(view);
-  if (view.hint) showHint(view.hint);
+  $("assist-bar").hidden = false;
+  $("assist-entry").disabled = false;
+  const suggestion = $("assist-suggestion");
+  if (view.hint) {
+    showHint(view.hint);
+    const best = view.hint.ranked.find((entry) => entry.action === view.hint.action);
+    suggestion.textContent = `suggested: ${view.hint.label} (${best ? best.text : ""})`;
+  } else {
+    suggestion.textContent = view.done ? "game over" : "";
+  }
 }
 
 async function assistEntry(text) {
@@ -630,7 +831,7 @@ async function assistEntry(text) {
     game: top.game, state: top.state, entry: text, agent: a.agent, settings: a.settings,
     suggestion: top.hint ? top.hint.action : null,
   }));
-  if (!view) return; // refused: the error says why, nothing changed
+  if (!view || S.assist !== a) return; // refused (the error says why), or assist ended
   a.stack.push(view);
   S.record.moves.push(view.move);
   $("assist-entry").value = "";
