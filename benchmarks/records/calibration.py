@@ -65,11 +65,26 @@ def read_positions(game: str) -> dict[int, dict]:
     for openings in (True, False):
         path = positions_path(game, openings)
         if path.exists():
-            for line in path.read_text().splitlines():
-                if line.strip():
-                    row = json.loads(line)
-                    games[row["index"]] = row
+            for line in _whole_lines(path):
+                row = json.loads(line)
+                games[row["index"]] = row
     return games
+
+
+def _whole_lines(path: Path) -> list[str]:
+    """The lines of an append-only file, without a last line cut short by a kill
+    (one that does not end the file with a newline)."""
+    text = path.read_text()
+    lines = text.split("\n")
+    return [line for line in lines[:-1] if line.strip()]
+
+
+def _drop_torn_tail(path: Path) -> None:
+    """Cut a last line that a kill left without its newline, before appending."""
+    if path.exists():
+        text = path.read_text()
+        if text and not text.endswith("\n"):
+            path.write_text(text[: text.rfind("\n") + 1])
 
 
 def replay_game(game: str, record: dict, index: int, upto: int | None = None):
@@ -119,7 +134,9 @@ def replay(game: str, n_games: int, upto: int | None = None) -> None:
             continue
         start = time.process_time()
         row = replay_game(game, record, index, upto)
-        with positions_path(game, upto is not None).open("a") as out:
+        path = positions_path(game, upto is not None)
+        _drop_torn_tail(path)
+        with path.open("a") as out:
             out.write(json.dumps(row, separators=(",", ":")) + "\n")
         same = "as recorded" if row["final"] == row["record_score"] else "DIFFERS"
         what = "whole" if upto is None else "opening"
