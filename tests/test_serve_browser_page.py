@@ -156,9 +156,12 @@ def test_the_review_graph_move_view_and_keys(page):
     row = page.evaluate("S.review.rows[S.review.selected]")
     caption = page.inner_text("#review-caption")
     assert caption.startswith(f"Move {n - 1}: played {row['played']}")
-    best = page.locator("#review-values tr.best td").first.inner_text()
-    played = page.locator("#review-values tr.played td").first.inner_text()
+    label = "s => document.querySelector(s).firstChild.textContent"  # less its tag
+    best = page.evaluate(label, "#review-values tr.best td")
+    played = page.evaluate(label, "#review-values tr.played td")
     assert (best, played) == (row["best"], row["played"])
+    tags = page.locator("#review-values .tag").all_inner_texts()
+    assert tags == (["best, played"] if row["loss"] == 0 else ["best", "played"])
     if row["loss"] > 0:
         assert f"best {row['best']}" in caption and "loss" in caption
 

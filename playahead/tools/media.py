@@ -7,9 +7,12 @@
   hint, taken with headless Chromium through Playwright (``pip install playwright``;
   a Chromium binary such as Debian's ``/usr/bin/chromium``; ``playwright install`` is
   not needed).
-* ``review.png``: the page's Review view of a short Threes game of fixed swipes (the
-  evaluation graph, the move list, and the costliest move's board and values), the
-  same way.
+* ``review.png``, ``review-phone.png``: the page's Review view of a short Threes game
+  of fixed swipes (the evaluation graph, the move list, and the costliest move's
+  board and values), the same way, at desktop and phone (390 x 844) width.
+* ``assist.png``, ``assist-phone.png``: the page following a Threes game in Assist (a
+  typed-in board and one entry): the board, the entry box and the suggested move,
+  at desktop and phone width.
 
 Same seed, same GIF: the game and the agent are seeded from ``--seed``.
 """
@@ -136,42 +139,91 @@ def save_gif(
     return path
 
 
-@contextlib.contextmanager
-def browser_page(chromium: str, size: tuple[int, int]):
-    """``(page, url, timeout error class)``: a headless Chromium page beside a fresh
-    ``playahead serve`` on a free loopback port, both closed afterwards.
+#: Screen sizes of the screenshots: a desktop browser and a phone (CSS pixels).
+DESKTOP = (1100, 680)
+PHONE = (390, 844)
+
+
+class Browser:
+    """Headless Chromium beside a fresh ``playahead serve`` on a free loopback port
+    (a context manager: both close on exit); :meth:`page` opens a page of a size.
 
     Raises:
         ValueError: Playwright is not installed or ``chromium`` does not exist.
     """
-    try:
-        from playwright.sync_api import TimeoutError as PageTimeout
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        raise ValueError(
-            "the screenshot needs Playwright: pip install playwright (and a Chromium, "
-            "e.g. apt-get install -y chromium)"
-        ) from None
-    if not Path(chromium).exists():
-        raise ValueError(f"no Chromium at {chromium}; apt-get install -y chromium")
-    from playahead.tools.serve.app import start_in_thread
-    from playahead.tools.serve.loadtest import wait_ready
 
-    server, url = start_in_thread()
-    try:
-        wait_ready(url)  # a cold numba cache compiles in the workers first (else a 503)
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=chromium, args=list(CHROMIUM_ARGS)
+    def __init__(self, chromium: str = CHROMIUM):
+        try:
+            from playwright.sync_api import TimeoutError as PageTimeout
+            from playwright.sync_api import sync_playwright
+        except ImportError:
+            raise ValueError(
+                "the screenshot needs Playwright: pip install playwright (and a "
+                "Chromium, e.g. apt-get install -y chromium)"
+            ) from None
+        if not Path(chromium).exists():
+            raise ValueError(f"no Chromium at {chromium}; apt-get install -y chromium")
+        self.chromium, self.timeout, self._playwright = chromium, PageTimeout, None
+        self._sync_playwright = sync_playwright
+
+    def __enter__(self) -> Browser:
+        from playahead.tools.serve.app import start_in_thread
+        from playahead.tools.serve.loadtest import wait_ready
+
+        self._stack = contextlib.ExitStack()
+        try:
+            server, self.url = start_in_thread()
+            self._stack.callback(server.shutdown)
+            wait_ready(self.url)  # a cold numba cache compiles in the workers first
+            pw = self._stack.enter_context(self._sync_playwright())
+            self._browser = pw.chromium.launch(
+                executable_path=self.chromium, args=list(CHROMIUM_ARGS)
             )
-            try:
-                page = browser.new_page(viewport={"width": size[0], "height": size[1]})
-                yield page, url, PageTimeout
-            finally:
-                browser.close()
+            self._stack.callback(self._browser.close)
+        except BaseException:
+            self._stack.close()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stack.close()
+
+    def page(self, size: tuple[int, int]):
+        """A new page ``size[0]`` x ``size[1]`` CSS pixels (a phone's ``size``
+        gets a phone's touch and device scale)."""
+        phone = size[0] < 600
+        return self._browser.new_page(
+            viewport={"width": size[0], "height": size[1]},
+            device_scale_factor=2 if phone else 1,
+            is_mobile=phone,
+            has_touch=phone,
+        )
+
+
+@contextlib.contextmanager
+def browser_page(chromium: str, size: tuple[int, int]):
+    """``(page, url, timeout error class)``: a headless Chromium page beside a fresh
+    ``playahead serve`` (:class:`Browser`), both closed afterwards.
+
+    Raises:
+        ValueError: Playwright is not installed or ``chromium`` does not exist.
+    """
+    with Browser(chromium) as browser:
+        yield browser.page(size), browser.url, browser.timeout
+
+
+@contextlib.contextmanager
+def _page_of(browser: Browser | None, chromium: str, size: tuple[int, int]):
+    """A page of ``browser``, or of a browser of its own when None."""
+    if browser is None:
+        with browser_page(chromium, size) as opened:
+            yield opened
+        return
+    page = browser.page(size)
+    try:
+        yield page, browser.url, browser.timeout
     finally:
-        server.shutdown()
-        server.server_close()
+        page.close()
 
 
 def _press(page, keys: Sequence[str], timeout) -> None:
@@ -194,19 +246,21 @@ def serve_screenshot(
     autoplay_moves: int = 0,
     hint: bool = True,
     chromium: str = CHROMIUM,
-    size: tuple[int, int] = (1100, 680),
+    size: tuple[int, int] = DESKTOP,
+    browser: Browser | None = None,
 ) -> Path:
     """A PNG of the ``playahead serve`` page after ``keys``, ``autoplay_moves``
     moves of autoplay, and a hint.
 
-    Starts the server on a free loopback port for the duration of the call.
+    Starts the server on a free loopback port for the duration of the call (or uses
+    ``browser``'s).
 
     Raises:
         ValueError: Playwright is not installed or ``chromium`` does not exist.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with browser_page(chromium, size) as (page, url, timeout):
+    with _page_of(browser, chromium, size) as (page, url, timeout):
         page.goto(f"{url}?game={game}&seed={seed}")
         page.wait_for_selector("#board > *")
         _press(page, keys, timeout)
@@ -235,16 +289,17 @@ def review_screenshot(
     keys: Sequence[str] = REVIEW_KEYS,
     chromium: str = CHROMIUM,
     size: tuple[int, int] = (1100, 1400),
+    browser: Browser | None = None,
 ) -> Path:
-    """A PNG of the page's Review view: a Threes game of ``keys`` (an illegal swipe is
-    skipped) reviewed by the default search, its costliest move clicked.
+    """A PNG of the page's Review panel: a Threes game of ``keys`` (an illegal swipe
+    is skipped) reviewed by the default search, its costliest move clicked.
 
     Raises:
         ValueError: Playwright is not installed or ``chromium`` does not exist.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with browser_page(chromium, size) as (page, url, timeout):
+    with _page_of(browser, chromium, size) as (page, url, timeout):
         page.goto(f"{url}?game=threes&seed={seed}")
         page.wait_for_selector("#board > *")
         _press(page, keys, timeout)
@@ -260,6 +315,46 @@ def review_screenshot(
         page.click(f"#review-moves tr[data-index='{costliest}']")
         page.wait_for_selector("#review-position:not([hidden])")
         page.locator("#review-panel").screenshot(path=str(path))
+    return path
+
+
+#: The Threes board typed into Assist for ``assist.png``, its preview, and the
+#: entries that follow (each says the swipe, the line and the next card).
+ASSIST_START = ("1 2 0 3 / 0 6 0 0 / 0 0 3 0 / 2 0 0 1", "2")
+ASSIST_ENTRIES = ("h12",)
+
+
+def assist_screenshot(
+    path: str | Path,
+    *,
+    chromium: str = CHROMIUM,
+    size: tuple[int, int] = DESKTOP,
+    browser: Browser | None = None,
+) -> Path:
+    """A PNG of the page following a Threes game in Assist: the board of
+    :data:`ASSIST_START` typed in, :data:`ASSIST_ENTRIES` entered, the entry box
+    under the board beside the suggested move (the screen as it is scrolled then).
+
+    Raises:
+        ValueError: Playwright is not installed or ``chromium`` does not exist.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _page_of(browser, chromium, size) as (page, url, _):
+        page.goto(f"{url}?game=threes")
+        page.wait_for_selector("#board > *")
+        page.fill("#assist-board", ASSIST_START[0])
+        page.fill("#assist-next", ASSIST_START[1])
+        page.click("#assist-start")
+        page.wait_for_function("() => S.assist && S.view.hint", timeout=240_000)
+        for n, entry in enumerate(ASSIST_ENTRIES, start=2):
+            page.fill("#assist-entry", entry)
+            page.press("#assist-entry", "Enter")
+            page.wait_for_function(
+                f"() => S.assist.stack.length === {n} && S.view.hint", timeout=240_000
+            )
+        page.evaluate("() => document.querySelector('#table').scrollIntoView()")
+        page.screenshot(path=str(path))
     return path
 
 
@@ -299,11 +394,16 @@ def run(args: argparse.Namespace) -> int:
     )
     gif = save_gif(frames, out / "threes.gif", fps=args.fps)
     print(f"wrote {gif} ({len(frames)} frames, {gif.stat().st_size // 1024} KiB)")
-    if not args.no_screenshot:
-        png = serve_screenshot(
-            out / "serve.png", chromium=args.chromium, autoplay_moves=40
-        )
-        print(f"wrote {png}")
-        png = review_screenshot(out / "review.png", chromium=args.chromium)
+    if args.no_screenshot:
+        return 0
+    with Browser(args.chromium) as browser:
+        shots = [
+            serve_screenshot(out / "serve.png", autoplay_moves=40, browser=browser),
+            review_screenshot(out / "review.png", browser=browser),
+            review_screenshot(out / "review-phone.png", size=PHONE, browser=browser),
+            assist_screenshot(out / "assist.png", browser=browser),
+            assist_screenshot(out / "assist-phone.png", size=PHONE, browser=browser),
+        ]
+    for png in shots:
         print(f"wrote {png}")
     return 0

@@ -83,16 +83,23 @@ function renderRules() {
     label.appendChild(input);
     box.appendChild(label);
   }
-  const two = game().num_players === 2;
-  $("two-player").hidden = !two;
-  $("pad").hidden = two;
+  $("two-player").hidden = game().num_players !== 2;
   const spec = game().default_agent;
   const name = spec.split(":")[0];
   if (S.planners.includes(name)) $("planner").value = name;
   renderPlannerOptions();
-  $("keys").textContent = two
-    ? "Click a cell, column or amount (digits work too). h hint, p autoplay, n new game."
-    : "Arrow keys or w/a/s/d slide. h hint, p autoplay, n new game.";
+  showKeys();
+}
+
+function showKeys() {
+  const two = game().num_players === 2;
+  $("pad").hidden = two || Boolean(S.assist);
+  $("keys").textContent = S.assist
+    ? "Type what happened in the entry box: the swipe (h j k l, none for the suggested " +
+      "move), where the card or tile came in, Threes' next card; u undoes. h hint, n new game."
+    : two
+      ? "Click a cell, column or amount (digits work too). h hint, p autoplay, n new game."
+      : "Arrow keys or w/a/s/d slide. h hint, p autoplay, n new game.";
 }
 
 function readRules() {
@@ -623,7 +630,7 @@ function drawGraph() {
   const n = data.moves.length;
   const unit = rows.length ? rows[0].unit : "value";
   const by = rows.length ? ` by ${rows[0].agent}` : "";
-  svgNode(svg, "text", { class: "title", x: left, y: 15 }, `${S.review.who}: ${unit}${by}`);
+  svgNode(svg, "text", { class: "title", x: 6, y: 15 }, `${S.review.who}: ${unit}${by}`);
   // axes: value (for player 0 in two-player games) against the move number
   svgNode(svg, "line", { class: "axis", x1: left, y1: top, x2: left, y2: height - bottom });
   svgNode(svg, "line", {
@@ -763,9 +770,11 @@ function showReviewed(i) {
     const tags = [];
     if (entry.action === row.action) { tr.classList.add("best"); tags.push("best"); }
     if (entry.action === played) { tr.classList.add("played"); tags.push("played"); }
-    tr.insertCell().textContent = entry.label;
+    const move = tr.insertCell();
+    move.textContent = entry.label;
+    if (tags.length) move.append(" ", Object.assign(document.createElement("span"),
+      { className: "tag", textContent: tags.join(", ") }));
     tr.insertCell().textContent = entry.text;
-    tr.insertCell().textContent = tags.join(", ");
   }
   $("review-position").hidden = false;
 }
@@ -798,10 +807,12 @@ function stopAssist() {
   S.assist = null;
   $("assist-bar").hidden = true;
   $("assist-entry").disabled = true;
+  showKeys();
 }
 
 function showAssisted(view) {
   show(view);
+  showKeys();
   $("assist-bar").hidden = false;
   $("assist-entry").disabled = false;
   const suggestion = $("assist-suggestion");
