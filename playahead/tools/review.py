@@ -12,8 +12,9 @@ For each move: the move played and its value, the best move and its value, the
 
 * Threes and 2048, by the loss as a share of the best move's value:
   **inaccuracy** from 1% (:data:`TILE_MARKS`), **mistake** from 3%, **blunder** from
-  10%. The values are the planner's: expected final scores for the default (learned
-  leaves), heuristic values for a hand-made evaluator (e.g. 2048's ``monotonic``).
+  10%. The values are the planner's: expected final scores in points for the default
+  (learned leaves; :mod:`playahead.tools.calibration`), heuristic values for a
+  hand-made evaluator (e.g. 2048's ``monotonic``).
 * Tic-tac-toe, Connect Four, Nim, Chips (values: the game's value for the mover from
   the solver, +1 won, 0 drawn, -1 lost), by the change of value
   (:data:`DUEL_MARKS`): a move that changes the result (won to drawn, drawn to lost:
