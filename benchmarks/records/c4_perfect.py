@@ -3,7 +3,7 @@ and the share of perfect moves an agent makes on it.
 
 ``--build`` plays seeded games of agents of many strengths
 (:func:`benchmarks.records.c4positions.play_positions`) and keeps positions of 4 to 36
-discs (:func:`default_quotas`: 1,026), each labelled with every column's exact score by
+discs (:func:`default_quotas`: 1,035), each labelled with every column's exact score by
 :mod:`playahead.games.connect_four_solver` (Pons' convention, ``-1000`` for a full
 column), in ``TESTSET`` (``positions.csv``). A position *matters* when its legal
 columns' outcomes (win, draw or loss for the side to move) are not all the same.
@@ -38,10 +38,10 @@ BUCKETS = ((4, 8), (9, 12), (13, 16), (17, 20), (21, 24), (25, 28), (29, 32), (3
 
 
 def default_quotas() -> dict[int, int]:
-    """Positions per disc count: 8 at 4-5 discs, 12 at 6-7 (each takes the solver
-    seconds), 34 at 8-36: 1,026 in all."""
-    quotas = {4: 8, 5: 8, 6: 12, 7: 12}
-    quotas.update({d: 34 for d in range(8, 37)})
+    """Positions per disc count: 4 at 4-5 discs, 6 at 6-7 (each takes the solver
+    seconds), 35 at 8-36: 1,035 in all."""
+    quotas = {4: 4, 5: 4, 6: 6, 7: 6}
+    quotas.update({d: 35 for d in range(8, 37)})
     return quotas
 
 

@@ -23,7 +23,7 @@ PLAYERS = (
     "mcts:n_simulations=150",
     "minimax:depth=2",
     "minimax:depth=4",
-    "solver:budget=100000,fallback_budget=5000",
+    "solver:budget=100000,fallback_budget=5000,table_bits=16",
 )
 
 
@@ -74,4 +74,6 @@ def play_positions(
                 need[len(m)] -= 1
                 seen.add(m)
                 out.append({"moves": m, "discs": len(m), "players": "/".join(specs)})
+                if len(out) % 100 == 0:
+                    print(f"{len(out)} positions", flush=True)
     return out

@@ -47,11 +47,11 @@ SETS = (("6-7", 6, 7), ("8-12", 8, 12), ("13+", 13, 42))
 
 
 def default_quotas() -> dict[int, int]:
-    """Positions per disc count: 8 at 6-7 discs (each takes the peer seconds), 20 at
-    8-12 and 68 at 13-40: 2,020 in all."""
-    quotas = {6: 8, 7: 8}
+    """Positions per disc count: 5 at 6-7 discs (each takes the peer seconds), 20 at
+    8-12 and 69 at 13-40: 2,042 in all."""
+    quotas = {6: 5, 7: 5}
     quotas.update({d: 20 for d in range(8, 13)})
-    quotas.update({d: 68 for d in range(13, 41)})
+    quotas.update({d: 69 for d in range(13, 41)})
     return quotas
 
 
