@@ -29,7 +29,9 @@ a field of the wrong type or range (:mod:`playahead.tools.serve.models`)):
   (legal moves best first, ``{"action", "label", "value", "text"}``, ``text`` the
   value as the page shows it, e.g. ``"412,300"``), ``action``, ``value_kind``,
   ``unit`` (what the values are: ``"expected final score"`` for ``value_kind
-  "score"``, else e.g. ``"heuristic value, not points"``), ``values``, ``visits``,
+  "score"``, else e.g. ``"heuristic value, not points"``; the default search's values
+  are calibrated to final scores as ``playahead hint`` shows them,
+  :mod:`playahead.tools.calibration`), ``values``, ``visits``,
   ``stats``. ``agent`` is a planner spec such
   as ``"mcts:n_simulations=400"``; ``settings`` (e.g. ``{"depth": 3}``) override its
   options.
@@ -473,8 +475,12 @@ def _planner(game: Game, env, agent, settings, max_seconds: float):
 
 
 def _analyze(game: Game, env, spec: str, planner):
+    """``planner``'s analysis of ``env``, its values in points where the default's
+    map applies (:func:`playahead.tools.calibration.calibrate`, as ``hint`` shows)."""
+    from playahead.tools.calibration import calibrate
+
     try:
-        return planner.analyze(env)
+        return calibrate(env, planner.analyze(env), planner)
     except ValueError as err:
         raise ApiError(f"agent {spec!r} cannot analyze {game.name}: {err}") from None
 
