@@ -134,3 +134,22 @@ def test_http_open_and_agents(server, tmp_path, capsys):
     conn.close()
     status, agents, _ = call(server, "api/agents")
     assert status == 200 and agents == api.api_agents(2.0)
+
+
+def test_the_default_hint_is_in_points_as_the_cli_shows_it():
+    from playahead.tools.calibration import calibrate
+    from playahead.tools.games import default_agent, get_game
+
+    view = api.handle("/api/new", {"game": "threes", "seed": 3})[1]
+    body = {"game": "threes", "state": view["state"], "settings": {"seed": 1}}
+    status, data = api.handle("/api/hint", body)
+    assert status == 200 and data["stats"]["calibrated"] is True
+    assert data["unit"] == "expected final score"
+    game = get_game("threes")
+    env = api._restore(game, models.HintRequest.model_validate(body).state)
+    spec = default_agent(game)
+    planner = api.build_planner(spec, {"seed": 1}, None, env_id=game.env_id)
+    raw = planner.analyze(env)
+    shown = calibrate(env, raw, planner)
+    assert data["values"] == pytest.approx(list(shown.values))
+    assert data["values"] != pytest.approx(list(raw.values))  # the net's own are lower
