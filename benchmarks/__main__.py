@@ -17,6 +17,7 @@ COMMANDS = {
     "tune-threes": "benchmarks.records.tune_threes",
     "calibration": "benchmarks.records.calibration",
     "keys-per-move": "benchmarks.records.keys_per_move",
+    "alphazero-curve": "benchmarks.records.alphazero_curve",
     "tables": "benchmarks.tables.generate",
 }
 

@@ -33,8 +33,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "train": (
         "playahead.train.cli",
-        "train ppo (MaskablePPO), dqn (masked DQN) or ntuple (n-tuple TD); "
-        "checkpoints, --resume",
+        "train ppo (MaskablePPO), dqn (masked DQN), ntuple (n-tuple TD) or "
+        "alphazero (self-play PUCT); checkpoints, --resume",
     ),
     "evaluate": (
         "playahead.evaluate.cli",

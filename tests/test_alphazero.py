@@ -248,3 +248,36 @@ def test_agent_refuses_a_net_of_another_game(c4_net):
     agent = make_agent(f"alphazero:path={c4_net},n_simulations=4")
     with pytest.raises(ValueError, match="not TicTacToe-v0"):
         agent.act(env.unwrapped)
+
+
+@pytest.mark.parametrize("env_id", ["ConnectFour-v0", "TicTacToe-v0"])
+def test_the_shipped_nets_play_out_of_the_box(env_id):
+    env = gym.make(env_id, opponent=None)
+    env.reset(seed=0)
+    first = [make_agent("alphazero:seed=4").analyze(env.unwrapped) for _ in range(2)]
+    assert first[0].action == first[1].action
+    np.testing.assert_array_equal(first[0].visits, first[1].visits)
+    assert first[0].visits.sum() == 400  # the default simulations
+
+
+def test_a_damaged_shipped_net_is_refused_in_one_line(tmp_path, monkeypatch):
+    from playahead.alphazero import agent as az
+
+    name = az.SHIPPED["TicTacToe-v0"][0]
+    data = bytearray((az.DATA / name).read_bytes())
+    data[-100] ^= 1
+    (tmp_path / name).write_bytes(bytes(data))
+    monkeypatch.setattr(az, "DATA", tmp_path)
+    env = gym.make("TicTacToe-v0", opponent=None)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="damaged"):
+        make_agent("alphazero").act(env.unwrapped)
+
+
+def test_tic_tac_toe_alphazero_does_not_lose_to_minimax():
+    """Three seeds from both sides here; the committed record holds 100 games."""
+    from playahead.evaluate import evaluate
+
+    pair = evaluate("TicTacToe-v0", ["alphazero", "minimax"], 3, seed=5).to_dict()
+    (pair,) = pair["pairs"]
+    assert pair["games"] == 6 and pair["losses"] == 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from playahead.alphazero.search import MAX_SIMULATIONS
+from playahead.alphazero.kernels import MAX_SIMULATIONS
 
 ENVS = ("ConnectFour-v0", "TicTacToe-v0")
 MAX_ITERATIONS = 1_000_000

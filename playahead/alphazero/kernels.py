@@ -28,6 +28,8 @@ from playahead.games import connect_four as c4
 from playahead.games import tictactoe as ttt
 
 CONNECT_FOUR, TIC_TAC_TOE = 0, 1
+#: The most simulations a decision may take (a tree of that many nodes, per slot).
+MAX_SIMULATIONS = 100_000
 #: actions, observation planes' shape (rows, cols) per game code
 N_ACTIONS = (7, 9)
 SHAPES = ((6, 7), (3, 3))

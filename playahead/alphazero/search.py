@@ -19,9 +19,7 @@ import numpy as np
 import torch
 
 from playahead.alphazero import kernels as k
-
-#: The most simulations a decision may take (a tree of that many nodes, per slot).
-MAX_SIMULATIONS = 100_000
+from playahead.alphazero.kernels import MAX_SIMULATIONS  # noqa: F401  (re-exported)
 
 
 class Evaluator:

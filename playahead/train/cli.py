@@ -9,6 +9,7 @@ Examples::
     playahead train ppo --env Threes-v0 --out runs/threes-ppo --resume --steps 2_000_000
     playahead train ntuple --env 2048-v0 --games 100_000 --seed 0 --out runs/2048-nt
     playahead train ntuple --env 2048-v0 --patterns 8x6 --lambda 0 --no-tc
+    playahead train alphazero --env connect4 --iterations 200 --out runs/c4-az
 
 ``ppo`` and ``dqn`` train with Stable-Baselines3; ``ntuple`` (n-tuple TD,
 :mod:`playahead.ntuple`) needs neither torch nor SB3.
@@ -56,6 +57,13 @@ def _ntuple(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(func=run_ntuple)
 
 
+def _alphazero(parser: argparse.ArgumentParser) -> None:
+    """The AlphaZero options (:mod:`playahead.alphazero.cli`)."""
+    from playahead.alphazero.cli import configure as configure_alphazero
+
+    configure_alphazero(parser)
+
+
 #: The trainers: name -> (one line, the function that adds its options to its parser
 #: and sets ``func``, the handler of the parsed arguments).
 TRAINERS = {
@@ -65,6 +73,11 @@ TRAINERS = {
         "n-tuple network trained by afterstate TD(lambda) (2048, Threes); "
         "no torch needed",
         _ntuple,
+    ),
+    "alphazero": (
+        "AlphaZero: self-play with a net-guided PUCT search (ConnectFour-v0, "
+        "TicTacToe-v0)",
+        _alphazero,
     ),
 }
 #: name -> one line, for ``playahead --help``.

@@ -3,7 +3,8 @@
 Each run directory written by ``playahead train`` holds TensorBoard event files under
 ``tb/``; :func:`load_curve` reads one scalar from them and :func:`plot_curves` draws
 several runs on one figure: the game score for tile games (``rollout/score_mean``), the
-win rate for two-player games (``rollout/win_rate``), else the mean episode return.
+win rate for two-player games (``rollout/win_rate``), AlphaZero's loss
+(``alphazero/loss``, by self-play positions), else the mean episode return.
 """
 
 from __future__ import annotations
@@ -13,12 +14,18 @@ from pathlib import Path
 
 import numpy as np
 
-PREFERRED_TAGS = ("rollout/score_mean", "rollout/win_rate", "rollout/ep_rew_mean")
+PREFERRED_TAGS = (
+    "rollout/score_mean",
+    "rollout/win_rate",
+    "rollout/ep_rew_mean",
+    "alphazero/loss",
+)
 #: What the axis says for each TensorBoard tag (others are shown as logged).
 TAG_NAMES = {
     "rollout/score_mean": "game score (mean over recent games)",
     "rollout/win_rate": "win rate (recent games)",
     "rollout/ep_rew_mean": "episode return (mean over recent episodes)",
+    "alphazero/loss": "AlphaZero training loss (policy cross-entropy + value error)",
 }
 
 
