@@ -23,7 +23,19 @@ from playahead.kernels import ntuple as k
 PACKAGE = Path(playahead.__file__).parent
 KERNELS = sorted((PACKAGE / "kernels").glob("*.py"))
 #: Names a kernel gives its bundles (the records below, and their parts).
-BUNDLES = ("ctx", "cfg", "net", "dims", "search", "g", "trail", "was")
+BUNDLES = (
+    "ctx",
+    "cfg",
+    "net",
+    "dims",
+    "search",
+    "g",
+    "trail",
+    "was",
+    "tc",
+    "starts",
+    "learning",
+)
 #: Each record and the one function that builds it.
 BUILDERS = {
     "SearchContext": "search_context",
@@ -32,17 +44,29 @@ BUILDERS = {
     "TDGame": "td_game",
     "Trail": "trail_buffers",
     "FixedSearch": "fixed_search",
+    "Coherence": "coherence",
+    "Starts": "saved_starts",
+    "OnlineLearning": "online_learning",
 }
 
 
 def positional_reads(source: str) -> list[str]:
-    """``name[...]`` of the :data:`BUNDLES` in ``source``, with their lines."""
+    """``name[...]`` and ``a, b = name`` of the :data:`BUNDLES` in ``source``, with
+    their lines."""
     return [
         f"line {node.lineno}: {ast.unparse(node)}"
         for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Subscript)
-        and isinstance(node.value, ast.Name)
-        and node.value.id in BUNDLES
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in BUNDLES
+        )
+        or (
+            isinstance(node, ast.Assign)
+            and isinstance(node.targets[0], ast.Tuple)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in BUNDLES
+        )
     ]
 
 
@@ -69,10 +93,11 @@ def constructions(source: str) -> list[tuple[str, str]]:
 def test_the_scans_see_what_they_look_for():
     source = (
         "def f(cfg, net):\n    return cfg[0] + net.flat[1]\n"
+        "def g(tc):\n    e, a = tc\n    return e\n"
         "def search_context(a):\n    return SearchContext(a)\n"
         "def other(a):\n    return k.SearchContext(a)\n"
     )
-    assert positional_reads(source) == ["line 2: cfg[0]"]
+    assert sorted(positional_reads(source)) == ["line 2: cfg[0]", "line 4: e, a = tc"]
     assert constructions(source) == [
         ("SearchContext", "search_context"),
         ("SearchContext", "other"),

@@ -12,11 +12,12 @@ existed). With temporal coherence (``tc``, Jaskowski's TC(0)) each weight ``i`` 
 error`` and ``A_i += |error|``; a weight a board reads twice gets both steps, one after
 the other.
 
-Online TD(0) (``online``, :func:`play`): instead of the backward pass after the
-game, each afterstate moves toward ``r + V(next)`` as soon as the next afterstate is
-chosen (``V(next)`` as read for that choice), and the last toward 0 at the end: the
-order of Szubert and Jaskowski and of TDL2048+'s default, whose updates find their
-weights still in the cache. It learns other weights than the backward TD(0) pass.
+Online TD(0) (``online``; :func:`play` with its ``learning``): instead of the
+backward pass after the game, each afterstate moves toward ``r + V(next)`` as
+soon as the next afterstate is chosen (``V(next)`` as read for that choice), and the
+last toward 0 at the end: the order of Szubert and Jaskowski and of TDL2048+'s
+default, whose updates find their weights still in the cache. It learns other
+weights than the backward TD(0) pass.
 
 Restarts (Matsuzaki's restart strategy, as ziap/2048-tdl and TDL2048+ run it): after a
 game of ``n >= RESTART_MIN`` moves, play again from the position before move ``n //
@@ -234,9 +235,66 @@ def fixed_search(g: TDGame, depth: int, tt_bits: int = 20) -> FixedSearch:
     return FixedSearch(np.int64(depth), ctx, cfg, net, np.zeros(1, np.int64))
 
 
+class Coherence(NamedTuple):
+    """Temporal coherence's accumulators (``tc``; Jaskowski's TC(0)): ``E`` and ``A``
+    of every weight, flat, float32 like the weights; both empty without it."""
+
+    #: ``float32[P * C * size]`` (or empty): the sum of each weight's errors.
+    e: np.ndarray
+    #: ``float32[P * C * size]`` (or empty): the sum of their absolute values.
+    a: np.ndarray
+
+
+def coherence(e, a) -> Coherence:
+    """The :class:`Coherence` of accumulators ``e`` and ``a`` (any shape: flattened;
+    empty arrays for no temporal coherence)."""
+    return Coherence(e.reshape(-1), a.reshape(-1))
+
+
+class Starts(NamedTuple):
+    """Saved start positions and the share of games that start from one."""
+
+    #: ``uint64[M]``: the boards.
+    boards: np.ndarray
+    #: ``int64[M]``: their cards words (0 for 2048).
+    cards: np.ndarray
+    #: the share of games that start from a saved position.
+    share: float
+
+
+def saved_starts(boards, cards, share) -> Starts:
+    """The :class:`Starts` of ``boards`` (uint64[M]), ``cards`` (int64[M]) and
+    ``share``; ``saved_starts(*NO_STARTS, 0.0)``: none."""
+    return Starts(
+        np.asarray(boards, np.uint64), np.asarray(cards, np.int64), float(share)
+    )
+
+
+class OnlineLearning(NamedTuple):
+    """What :func:`play` learns online TD(0) with (``learning``): the rate and the
+    temporal-coherence accumulators, as :func:`learn` takes them."""
+
+    #: the learning rate.
+    alpha: float
+    #: ``float32[...]``: E of each weight (empty without temporal coherence, or
+    #: ``packed``).
+    e: np.ndarray
+    #: ``float32[...]``: A of each weight (as ``e``).
+    a: np.ndarray
+    #: the weights are :func:`pack`'s layout, E and A beside each weight.
+    packed: bool
+
+
+@nb.njit(cache=True, nogil=True)
+def online_learning(alpha, e, a, packed):
+    """The :class:`OnlineLearning` of rate ``alpha``, accumulators ``e`` and ``a``
+    and layout ``packed`` (compiled: :func:`train_games` builds it)."""
+    return OnlineLearning(np.float64(alpha), e, a, bool(packed))
+
+
 @nb.njit(cache=True, nogil=True)
 def play(
-    g, rng, trail, start=0, start_cards=0, search=None, searching=True, online=None
+    g, rng, trail, start=0, start_cards=0, search=None, searching=True, learning=None
 ):
     """One greedy game of ``g`` (a :class:`TDGame`) on ``reward + V(afterstate)``
     (first action wins ties) from a new start (``start`` 0) or from board ``start``
@@ -252,14 +310,13 @@ def play(
     instead of the greedy one. With ``g.stop_rank`` (not 0) the game stops at the
     first afterstate whose largest rank reaches it, recorded as
     ``trail.afters[n_moves - 1]`` before any card enters (the stage-stop of the
-    module docstring). With ``online = (alpha, tc_e, tc_a, packed)`` (as
-    :func:`learn` takes them; no search and no stage-stop) the game learns online
-    TD(0) as it goes (module docstring): once afterstate ``t`` is chosen,
-    afterstate ``t - 1`` moves toward the reward between them plus ``V(t)`` as
-    read for the choice, and the last one toward 0 when the game ends. Returns
-    ``(points, top_rank, n_moves)``; ``points`` are those gained in this game (from
-    a saved position: since that position); ``top_rank`` is that afterstate's
-    largest rank after a stage-stop.
+    module docstring). With ``learning`` (an :class:`OnlineLearning`; no search and
+    no stage-stop) the game learns online TD(0) as it goes (module docstring): once
+    afterstate ``t`` is chosen, afterstate ``t - 1`` moves toward the reward between
+    them plus ``V(t)`` as read for the choice, and the last one toward 0 when the
+    game ends. Returns ``(points, top_rank, n_moves)``; ``points`` are those gained
+    in this game (from a saved position: since that position); ``top_rank`` is that
+    afterstate's largest rank after a stage-stop.
     """
     weights, runs, stages = g.weights, g.runs, g.stages
     moves, rewards, stop_rank = g.moves, g.rewards, g.stop_rank
@@ -327,9 +384,9 @@ def play(
             gains[n - 1] += r
         for q in range(width):
             afters[n, q] = idx[c * width + q]
-        if online is not None and n > 0:
+        if learning is not None and n > 0:
             target = np.float64(gains[n - 1]) + vals[c]
-            _online_step(found, (n - 1) * width, width, target, flat, online)
+            _online_step(found, (n - 1) * width, width, target, flat, learning)
         if record:
             states[n], cards_at[n] = board, cards
         gains[n] = 0
@@ -345,21 +402,23 @@ def play(
             gains[n] = full - r  # the entering card's points
             score += full
         n += 1
-    if online is not None and n > 0:
-        _online_step(found, (n - 1) * width, width, 0.0, flat, online)
+    if learning is not None and n > 0:
+        _online_step(found, (n - 1) * width, width, 0.0, flat, learning)
     return score, twenty48.max_rank(board), n
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _online_step(found, o, width, target, flat, online):
+def _online_step(found, o, width, target, flat, learning):
     """:func:`play`'s online TD(0) step of the afterstate whose indices are
-    ``found[o:o + width]`` toward ``target``."""
-    alpha, tc_e, tc_a, packed = online
-    tc = packed or tc_e.size > 0
+    ``found[o:o + width]`` toward ``target`` (``learning``: an
+    :class:`OnlineLearning`)."""
+    packed = learning.packed
+    tc = packed or learning.e.size > 0
     e_at, a_at = (1, 2) if packed else (0, 0)
-    e_of, a_of = (flat, flat) if packed else (tc_e, tc_a)
+    e_of, a_of = (flat, flat) if packed else (learning.e, learning.a)
     error = target - read_inlined(flat, found, o, width)
-    _nudge(flat, found, o, width, alpha / width, error, tc, e_of, a_of, e_at, a_at)
+    per = learning.alpha / width
+    _nudge(flat, found, o, width, per, error, tc, e_of, a_of, e_at, a_at)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -462,11 +521,8 @@ def train_games(
     restart,
     rng,
     out,
-    tc_e,
-    tc_a,
-    start_boards,
-    start_cards,
-    start_share,
+    tc,
+    starts,
     search_share=0.0,
     search=None,
     online=False,
@@ -474,34 +530,32 @@ def train_games(
     """Play and learn ``n_games`` games of ``g`` (a :class:`TDGame`); ``out:
     int64[n_games, 3]`` gets each game's (points, top rank, moves) of its first
     episode. ``lam``: lambda in [0, 1]; ``restart``: the restart strategy;
-    ``tc_e``/``tc_a``: temporal-coherence accumulators shaped like ``g.weights``
-    (size 0 for plain TD, and with ``g.spread`` 3, whose weights hold them);
-    ``start_boards`` (uint64[M]), ``start_cards`` (int64[M]),
-    ``start_share``: saved start positions and the share of games that start from
-    one; ``search`` (:func:`fixed_search`) and ``search_share``: the share of games
-    the search plays (module docstring); ``online``: TD(0) learned during each game
-    (:func:`play`; ``lam`` 0, no search and no stage-stop) instead of the
-    backward pass after it. Returns the number of TD updates (the afterstates
-    learned, of every episode)."""
+    ``tc``: a :class:`Coherence` (empty for plain TD, and with ``g.spread`` 3,
+    whose weights hold the accumulators); ``starts``: a :class:`Starts`;
+    ``search`` (:func:`fixed_search`) and ``search_share``: the share of games the
+    search plays (module docstring); ``online``: learn TD(0) during each game
+    (:func:`play` with an :class:`OnlineLearning`; ``lam`` 0, no search and no
+    stage-stop) instead of the backward pass after it. Returns the number of TD
+    updates (the afterstates learned, of every episode)."""
     trail = trail_buffers(g.runs, MAX_MOVES, restart)
     stop_rank = g.stop_rank
     flat = g.weights.reshape(-1)
-    e, a = tc_e.reshape(-1), tc_a.reshape(-1)
+    e, a = tc.e, tc.a
     packed = g.spread > 1
     updates = np.int64(0)
-    n_starts = start_boards.size
+    n_starts = starts.boards.size
     for i in range(n_games):
         board, cards = np.uint64(0), np.int64(0)
-        if n_starts > 0 and rng.random() < start_share:
+        if n_starts > 0 and rng.random() < starts.share:
             j = min(int(rng.random() * n_starts), n_starts - 1)
-            board, cards = start_boards[j], start_cards[j]
+            board, cards = starts.boards[j], starts.cards[j]
         searching = False
         if search is not None and search_share > 0.0:
             searching = rng.random() < search_share
         first = True
         while True:  # the game, then its restarts
             if online:
-                learning = (alpha, e, a, packed)
+                learning = online_learning(alpha, e, a, packed)
                 s, top, n = play(g, rng, trail, board, cards, None, False, learning)
                 stopped = False
             else:
@@ -526,14 +580,13 @@ def run_games(
     """:func:`train_games` with its arguments' types fixed (floats, bools, flat
     accumulators, every option given), so the trainer, the benchmarks and the tests
     all run the one compiled kernel of each kind of game (with or without a search).
-    ``tc``: ``(tc_e, tc_a)``; ``starts``: ``(start_boards, start_cards,
-    start_share)``; ``share``: ``search_share``."""
-    tc_e, tc_a = tc
-    boards, cards, start_share = starts
+    ``tc``: the accumulators ``(tc_e, tc_a)`` or a :class:`Coherence`;
+    ``starts``: ``(boards, cards, share)`` or a :class:`Starts`; ``share``:
+    ``search_share``; ``online``: learn online TD(0) (:func:`train_games`)."""
     return int(
         train_games(
             g, int(n_games), float(alpha), float(lam), bool(restart), rng, out,
-            tc_e.reshape(-1), tc_a.reshape(-1), boards, cards, float(start_share),
-            float(share), search, bool(online),
+            coherence(*tc), saved_starts(*starts), float(share), search,
+            bool(online),
         )
     )  # fmt: skip
