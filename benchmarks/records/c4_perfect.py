@@ -19,6 +19,7 @@ Examples::
 
     python -m benchmarks.records.c4_perfect --build
     python -m benchmarks.records.c4_perfect --agent "mcts:n_simulations=1000"
+    python -m benchmarks.records.c4_perfect --table   # the records' table
 """
 
 from __future__ import annotations
@@ -147,12 +148,36 @@ def perfect_moves(
     return report
 
 
+def table(folder: Path = TESTSET) -> str:
+    """A markdown table of every ``records/*.json``: share of perfect moves overall
+    and by disc bucket, best agent first."""
+    reports = [json.loads(p.read_text()) for p in (folder / "records").glob("*.json")]
+    reports.sort(key=lambda r: -r["share"])
+    names = [f"{lo}-{hi}" for lo, hi in BUCKETS]
+    lines = [
+        "| agent | positions | perfect | " + " | ".join(names) + " |",
+        "|---|---:|---:|" + "---:|" * len(names),
+    ]
+    for r in reports:
+        cells = [f"{r['by_discs'][n]['share']:.1%}" for n in names]
+        head = f"| `{r['agent']}` | {r['positions']} | {r['share']:.1%} | "
+        lines.append(head + " | ".join(cells) + " |")
+    n = reports[0]["by_discs"] if reports else {}
+    lines.append(
+        "| positions a bucket | | | "
+        + " | ".join(str(n[k]["positions"]) for k in names)
+        + " |"
+    )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.records.c4_perfect")
     parser.add_argument("--build", action="store_true", help="play and label the set")
     parser.add_argument("--agent", action="append", default=[], help="agent spec")
     parser.add_argument("--seed", type=int, default=0, help="seed of the agents")
     parser.add_argument("--folder", type=Path, default=TESTSET, help="test set folder")
+    parser.add_argument("--table", action="store_true", help="print the records' table")
     args = parser.parse_args(argv)
     if args.build:
         print(build(folder=args.folder))
@@ -161,6 +186,8 @@ def main(argv: list[str] | None = None) -> None:
         summary = args.folder / "records" / f"{slug(spec)}.json"
         summary.write_text(json.dumps(report, indent=1) + "\n")
         print(json.dumps(report, indent=1))
+    if args.table:
+        print(table(args.folder))
 
 
 if __name__ == "__main__":
