@@ -146,6 +146,8 @@ def test_the_review_graph_move_view_and_keys(page):
     board = page.get_attribute("#board", "data-board")
     page.keyboard.press("ArrowLeft")  # steps the review, never the game
     page.keyboard.press("ArrowLeft")
+    page.keyboard.press("a")  # nor does a slide key pressed in the review
+    page.wait_for_timeout(200)
     assert page.evaluate("S.review.selected") == n - 3
     assert page.get_attribute("#review-board", "data-move") == str(n - 2)
     assert page.get_attribute("#board", "data-board") == board

@@ -406,9 +406,10 @@ const ASSIST_KEYS = "this board follows a game played elsewhere: type what happe
 function onKey(event) {
   const target = event.target;
   if (["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
-  if (target.closest && target.closest("#review-panel")) return; // the review's keys
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+  const inReview = target.closest && target.closest("#review-panel");
+  if (inReview && (key in TILE_KEYS || /^[0-9]$/.test(key))) return; // never the game's
   if (key === "h") hint();
   else if (key === "p") toggleAutoplay();
   else if (key === "n") newGame();
