@@ -353,22 +353,17 @@ def next_options(board: int, deck, bonus_preview: str) -> list:
     """Every Threes preview possible after a card came in on ``board`` (packed), with
     ``deck`` (1s, 2s, 3s left) before the draw: basic cards as ints, bonus windows as
     lists of values."""
-    from playahead.games import threes
+    from playahead.games import chance, threes
 
-    counts = list(deck) if sum(deck) else [4, 4, 4]
-    out: list = [r for r in (1, 2, 3) if counts[r - 1] > 0]
-    top = _max_rank(board)
-    if top >= threes.BONUS_ELIGIBLE_RANK:
-        most = top - 3
-        n = most - threes.BONUS_MIN_RANK + 1
-        lows = (
-            range(threes.BONUS_MIN_RANK, most - 1)
-            if bonus_preview == "window" and n > 3
-            else [threes.BONUS_MIN_RANK]
-        )
-        for lo in lows:
-            hi = most if len(lows) == 1 else lo + 2
-            out.append(list(threes.CARD_VALUES[lo : hi + 1]))
+    outcomes, _ = chance.preview_outcomes(
+        np.uint64(board),
+        chance.pack_cards(*deck, 0, 0),
+        chance.BONUS_PREVIEWS[bonus_preview],
+    )
+    out: list = []
+    for cards in outcomes:
+        _, _, _, lo, hi = (int(v) for v in chance.unpack_cards(cards))
+        out.append(lo if hi <= 3 else list(threes.CARD_VALUES[lo : hi + 1]))
     return out
 
 
@@ -523,14 +518,12 @@ def dealt_deck(env) -> str | None:
 
 def _read_deck(lines: Iterator[str], env) -> str:
     """Ask for the deck; Enter takes a fresh deck less the preview."""
-    from playahead.games import threes
+    from playahead.games import chance, threes
 
     _, _, _, lo, _ = (
         int(v) for v in threes.unpack_cards(env.unwrapped.clone_state().cards)
     )
-    default = [4, 4, 4]
-    if lo <= 3:
-        default[lo - 1] -= 1
+    default = chance.deck_after(lo)
     shown = ",".join(map(str, default))
     text = _read(
         lines,

@@ -336,43 +336,24 @@ def _threes_after(base, move):
 
 def next_cards(board, deck: tuple[int, int, int], nxt, base) -> int:
     """The Threes cards word after ``nxt`` was previewed on ``board`` (the board
-    after the card came in), from the deck counts ``deck`` before the draw.
+    after the card came in), from the deck counts ``deck`` before the draw: one of
+    :func:`playahead.games.chance.preview_outcomes`.
 
     Raises:
         ValueError: the deck count or the bonus rule rules ``nxt`` out.
     """
-    from playahead.games import threes
-    from playahead.games._board64 import max_rank
+    from playahead.games import chance
 
     lo, hi = _preview_ranks(nxt)
-    counts = list(deck)
-    if hi <= 3:
-        if sum(counts) == 0:
-            counts = [4, 4, 4]  # the deck is refilled when empty
-        if counts[lo - 1] == 0:
-            left = "/".join(map(str, counts))
-            raise ValueError(
-                f"the next card cannot be a {lo}: the deck (1s/2s/3s {left}) has no "
-                f"{lo} left"
-            )
-        counts[lo - 1] -= 1
-        return int(threes.pack_cards(*counts, lo, lo))
-    top = int(max_rank(np.uint64(board)))
-    most = top - 3
-    n = most - threes.BONUS_MIN_RANK + 1
-    if top < threes.BONUS_ELIGIBLE_RANK:
-        raise ValueError("a bonus card comes only once the highest card is 48 or more")
-    if base.bonus_preview == "window" and n > 3:
-        ok = hi - lo == 2 and hi <= most
-    else:
-        ok = (lo, hi) == (threes.BONUS_MIN_RANK, most)
-    if not ok:
-        raise ValueError(
-            f"a bonus preview {nxt!r} is not possible here: the candidates are three "
-            f"consecutive values from 6 up to {threes.CARD_VALUES[most]} (the highest "
-            "card / 8), or all of them when there are three or fewer"
-        )
-    return int(threes.pack_cards(*counts, lo, hi))
+    before = chance.pack_cards(*deck, 0, 0)
+    model = chance.BONUS_PREVIEWS[base.bonus_preview]
+    outcomes, _ = chance.preview_outcomes(np.uint64(board), before, model)
+    for cards in outcomes:
+        if int(cards) >> 9 == lo | hi << 4:
+            return int(cards)
+    raise ValueError(
+        chance.preview_problem(board, before, lo, hi, base.bonus_preview, repr(nxt))
+    )
 
 
 # ----------------------------------------------------------------- recording

@@ -170,7 +170,7 @@ def _counts_ok(cells: np.ndarray, names: tuple[str, str]) -> None:
 
 def _threes(board, next_card, deck):
     from playahead.envs.tiles import ThreesEnv, ThreesState
-    from playahead.games import threes
+    from playahead.games import chance, threes
 
     rows = read_board(board)
     _shape(rows, 4, 4, "a Threes board")
@@ -187,9 +187,7 @@ def _threes(board, next_card, deck):
         )
     lo, hi = _preview(next_card, int(ranks.max()))
     if deck is None:
-        counts = [4, 4, 4]
-        if lo <= 3:
-            counts[lo - 1] -= 1
+        counts = chance.deck_after(lo)
     else:
         counts = _deck(deck, lo)
     env = ThreesEnv()
