@@ -17,6 +17,7 @@ REFERENCES = {
     "benchmarks.speed.reference",
     "benchmarks.speed.naive_expectimax",
     "tests.naive_ntuple",
+    "tests.helpers.chance_reference",
 }
 
 

@@ -371,8 +371,7 @@ class ThreesEnv(_TileEnv):
 
     def _card_fields(self) -> tuple[int, int, int, int, int]:
         """(ones, twos, threes left, preview lo, preview hi) of the cards word."""
-        c = self._cards
-        return c & 7, (c >> 3) & 7, (c >> 6) & 7, (c >> 9) & 15, c >> 13
+        return tuple(int(v) for v in threes.unpack_cards(np.int64(self._cards)))
 
     @property
     def next_card(self) -> int | tuple[int, ...]:

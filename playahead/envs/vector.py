@@ -363,9 +363,9 @@ class ThreesVectorEnv(_TileVectorEnv):
 
     def _obs(self):
         _unpack_all(self._boards, self._ranks)
-        c = self._cards
-        nxt = np.stack([(c >> 9) & 15, c >> 13], axis=1).astype(np.uint8)
-        deck = np.stack([c & 7, (c >> 3) & 7, (c >> 6) & 7], axis=1).astype(np.uint8)
+        ones, twos, three, lo, hi = threes.unpack_cards(self._cards)
+        nxt = np.stack([lo, hi], axis=1).astype(np.uint8)
+        deck = np.stack([ones, twos, three], axis=1).astype(np.uint8)
         return {"board": self._ranks.copy(), "next": nxt, "deck": deck}
 
     def _infos(self):

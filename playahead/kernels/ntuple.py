@@ -36,6 +36,7 @@ import numba as nb
 import numpy as np
 
 from playahead.games._board64 import max_rank, transpose
+from playahead.games.chance import unpack_cards
 from playahead.kernels._fixed import dispatch
 from playahead.kernels.prefetch import prefetch
 
@@ -67,8 +68,7 @@ def symmetric_cells(patterns) -> np.ndarray:
 @nb.njit(cache=True)
 def preview_code(cards):
     """Threes cards word -> 0, 1, 2 (next card 1, 2, 3) or 3 (a bonus card)."""
-    lo = (cards >> 9) & 15
-    hi = cards >> 13
+    _, _, _, lo, hi = unpack_cards(cards)
     if lo == hi and 1 <= lo <= 3:
         return np.int64(lo - 1)
     return np.int64(3)
