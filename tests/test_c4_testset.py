@@ -51,3 +51,15 @@ def test_the_solver_makes_only_perfect_moves(tmp_path):
     record = (tmp_path / "records" / "solver.csv").read_text().splitlines()
     assert record[0] == "moves,discs,move,score,best,perfect"
     assert len(record) == 3 and all(line.endswith(",1") for line in record[1:])
+
+
+def test_positions_come_from_seeded_games():
+    from benchmarks.records.c4positions import play_positions
+
+    quotas = {6: 2, 15: 2, 30: 1}
+    first = play_positions(quotas, seed=3)
+    assert first == play_positions(quotas, seed=3)
+    assert sorted(p["discs"] for p in first) == [6, 6, 15, 15, 30]
+    for p in first:
+        c4s.parse_moves(p["moves"])  # legal, nobody has four
+        assert len(p["moves"]) == p["discs"]
