@@ -66,3 +66,10 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, words):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert len(captured.err.strip().splitlines()) == 1 and words in captured.err
+
+
+def test_help_names_the_solvers_cap():
+    from playahead.games.connect_four_solver import MAX_NODE_BUDGET
+    from playahead.tools import solve
+
+    assert solve.MAX_NODES == MAX_NODE_BUDGET

@@ -37,6 +37,9 @@ import sys
 
 #: Nodes a ``solve`` may search by default.
 DEFAULT_NODES = 100_000_000
+#: The cap (``connect_four_solver.MAX_NODE_BUDGET``; kept here so that ``--help`` does
+#: not import numba).
+MAX_NODES = 200_000_000_000
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -55,7 +58,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--node-budget",
         type=int,
         default=DEFAULT_NODES,
-        help=f"search nodes a position may take (default {DEFAULT_NODES:,})",
+        help=f"search nodes a position may take (default {DEFAULT_NODES:,}, at most "
+        f"{MAX_NODES:,})",
     )
     parser.set_defaults(func=run)
 
