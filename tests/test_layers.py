@@ -39,7 +39,8 @@ LAYERS = (
     "playahead.planner",  # what every planner shares
     "playahead.ntuple",  # n-tuple nets: model, trainer, agent
     "playahead.planners",  # the planners (expectimax reads n-tuple nets)
-    "playahead.train",  # RL baselines
+    "playahead.alphazero",  # self-play PUCT with a policy-value net
+    "playahead.train",  # RL baselines (``train alphazero`` among its trainers)
     "playahead.evaluate",  # seeded head-to-head games
     "playahead.tools",  # what a person runs
     "playahead.cli",
@@ -100,8 +101,10 @@ def imported_by_name(source: str) -> set[tuple[str, int]]:
 REGISTRY_LOADS = {
     "playahead.agents": {
         "playahead.planners",
+        "playahead.planners.solver",
         "playahead.ntuple.agent",
         "playahead.train.agents",
+        "playahead.alphazero.agent",
     },
 }
 
