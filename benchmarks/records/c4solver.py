@@ -124,6 +124,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--empty-only", action="store_true", help="only solve the empty board"
     )
+    parser.add_argument(
+        "--empty-side",
+        choices=["both", "peer", "ours"],
+        default="both",
+        help="which solver solves the empty board (a side alone writes "
+        "empty_board_<side>.json)",
+    )
     args = parser.parse_args(argv)
 
     from benchmarks.records.c4positions import play_positions
@@ -187,17 +194,18 @@ def main(argv: list[str] | None = None) -> None:
                 )
         empty = None
         if args.empty:
-            peer, peer_cpu = run_peer(binary, [""], analyze=False)
-            big = c4s.Solver()
-            t = time.process_time()
-            score = big.solve("", c4s.MAX_NODE_BUDGET)
-            empty = {
-                "peer_score": peer[""][0],
-                "peer_cpu_s": round(peer_cpu, 2),
-                "ours_score": score.score,
-                "ours_nodes": score.nodes,
-                "ours_cpu_s": round(time.process_time() - t, 2),
-            }
+            empty = {}
+            if args.empty_side in ("both", "peer"):
+                peer, peer_cpu = run_peer(binary, [""], analyze=False)
+                empty["peer_score"] = peer[""][0]
+                empty["peer_cpu_s"] = round(peer_cpu, 2)
+            if args.empty_side in ("both", "ours"):
+                big = c4s.Solver()
+                t = time.process_time()
+                score = big.solve("", c4s.MAX_NODE_BUDGET)
+                empty["ours_score"] = score.score
+                empty["ours_nodes"] = score.nodes
+                empty["ours_cpu_s"] = round(time.process_time() - t, 2)
             print(f"empty board: {empty}", flush=True)
     finally:
         shutil.rmtree(build, ignore_errors=True)
@@ -238,7 +246,8 @@ def main(argv: list[str] | None = None) -> None:
         args.out.mkdir(parents=True, exist_ok=True)
         record = {"command": summary["command"], **empty, "machine": summary["machine"]}
         text = json.dumps(record, indent=1) + "\n"
-        (args.out / "empty_board.json").write_text(text)
+        side = "" if args.empty_side == "both" else f"_{args.empty_side}"
+        (args.out / f"empty_board{side}.json").write_text(text)
     elif args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         fields = list(next(iter(rows.values())))
