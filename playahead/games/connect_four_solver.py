@@ -42,9 +42,9 @@ import numpy as np
 from playahead.games import connect_four
 
 WIDTH, HEIGHT = connect_four.COLS, connect_four.ROWS
-#: A node budget that scores most positions of 12 discs or more in under a second.
+#: Nodes a search may take by default (the ``solver`` agent's budget too).
 DEFAULT_NODE_BUDGET = 20_000_000
-#: The largest node budget accepted (the empty board takes about 10**10 nodes).
+#: The largest node budget accepted.
 MAX_NODE_BUDGET = 200_000_000_000
 #: Score of a column that is full (Pons' solver prints -1000 there too).
 INVALID = -1000
