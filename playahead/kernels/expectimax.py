@@ -698,18 +698,33 @@ def _leaf_after(out, vertical, a, option, table, net, row, memo, shift):
 def _scratch_threes(net, depth):
     """The scratch of a Threes search to ``depth`` over ``net``: one row per depth
     left (a node uses its row while the nodes below it use theirs) holding each
-    move's lookups (``found``), table and learned values (``known``), afterstate and
-    memo slot; and the search's memo of learned values (keys, values), empty."""
+    move's lookups (``found``), table and learned values (``known``), afterstate
+    (line space) and moved lines, and memo slot or flags (:func:`_move_flags`); and
+    the search's memo of learned values (keys, values), empty."""
     width = 0 if net is None else net.idx.shape[0]
     rows = max(depth, 0) + 1
     bits = 0 if net is None else min(_THREES_MEMO_BITS, 6 + 2 * depth)
     return (
         np.empty((rows, 4 * width), np.int64),
         np.empty((rows, 8)),
-        np.zeros((rows, 4), np.uint64),
+        np.zeros((rows, 8), np.uint64),
         np.zeros((rows, 4), np.int64),
         np.zeros(1 << bits, np.uint64),
         np.empty(1 << bits),
+    )
+
+
+@nb.njit(cache=True)
+def _move_flags(vertical, side, top, diff):
+    """One int of a legal move's facts: 1, plus 2 if ``vertical``, 4 if toward
+    ``side`` 1, 8 if it made a 12288 (``top``), and its number of moved lines
+    (``diff``'s non-zero lines) times 16; 0 stands for an illegal move."""
+    return (
+        1
+        | (np.int64(vertical) << 1)
+        | (np.int64(side) << 2)
+        | (np.int64(top) << 3)
+        | (np.int64(_moved_lines(diff)) << 4)
     )
 
 
@@ -755,8 +770,9 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net, scratch):
     ones, twos, threes, total = refilled(ones, twos, threes)
     n_bonus = bonus_count(max_rank(board))
     p_basic = basic_share(n_bonus)
+    row = _row(scratch, max(depth_left, 0))
     if net is not None:
-        row, memo = _row(scratch, max(depth_left, 0)), (scratch[4], scratch[5])
+        memo = (scratch[4], scratch[5])
         if cut or depth_left <= 1:  # every (card, move) is a leaf: one round
             res = _card_leaves(
                 board,
@@ -791,6 +807,15 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net, scratch):
         shift = _shift(net)
         known = row[1]
         known[:8] = np.nan
+    # each move once: its afterstate and moved lines (line space) and its flags
+    outs, flags = row[2], row[3]
+    for a in range(4):
+        vertical, side, src, out = _move(board, board_t, a, moves)
+        flags[a] = 0
+        if out == src:
+            continue
+        outs[a], outs[4 + a] = out, out ^ src
+        flags[a] = _move_flags(vertical, side, _has_top_rank(out), out ^ src)
     for option in range(3 + n_bonus):
         card = option + 1  # ranks 1, 2, 3, then the bonus ranks 4 .. top - 3
         p = 0.0
@@ -815,24 +840,30 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net, scratch):
         best = 0.0
         all_leaves = net is not None
         for a in range(4):
-            vertical, side, src, out = _move(board, board_t, a, moves)
-            if out == src:
+            f = flags[a]
+            if f == 0:  # illegal
                 continue
             counters[0] += 1
-            if _has_top_rank(out):  # 6144 + 6144: the game ends, no card enters
+            out = outs[a]
+            vertical = (f & 2) != 0
+            side = (f >> 2) & 1
+            if f & 8:  # 6144 + 6144: the game ends, no card enters
                 v = evaluate_pair(out, transpose(out), table)
             else:
-                diff = out ^ src
-                q = 1.0 / _moved_lines(diff)
+                diff = outs[4 + a]
+                q = 1.0 / (f >> 4)
                 child_prob = cprob * p * q
                 leaf = cut or depth_left <= 1 or child_prob < cutoff
                 v = 0.0
                 expand = True
                 if net is not None:
                     if leaf:  # the afterstate, before the drawn card enters
-                        v = _leaf_after(
-                            out, vertical, a, option, table, net, row, memo, shift
-                        )
+                        if shift == 0 and not np.isnan(row[1][a]):
+                            v = row[1][a] + row[1][4 + a]  # as _leaf_after
+                        else:
+                            v = _leaf_after(
+                                out, vertical, a, option, table, net, row, memo, shift
+                            )
                         expand = False
                 if expand:
                     all_leaves = False
