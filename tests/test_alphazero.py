@@ -281,3 +281,15 @@ def test_tic_tac_toe_alphazero_does_not_lose_to_minimax():
     pair = evaluate("TicTacToe-v0", ["alphazero", "minimax"], 3, seed=5).to_dict()
     (pair,) = pair["pairs"]
     assert pair["games"] == 6 and pair["losses"] == 0
+
+
+def test_the_committed_tic_tac_toe_record_has_no_loss():
+    import json
+    from pathlib import Path
+
+    path = (
+        Path(__file__).parents[1] / "benchmarks/results/alphazero/eval-tictactoe.json"
+    )
+    (pair,) = json.loads(path.read_text())["pairs"]
+    assert pair["a"] == "alphazero" and pair["b"] == "minimax"
+    assert pair["games"] == 100 and pair["losses"] == 0
