@@ -4,34 +4,17 @@ from __future__ import annotations
 
 import sqlite3
 
-import numpy as np
 import pytest
 
-from playahead.evaluate.store import GameRecord, Store, canonical_options
-
-
-def _record(agent="a", opponent="", index=0, side=0, score=10.0, times=(0.5, 0.25)):
-    return GameRecord(
-        agent=agent,
-        opponent=opponent,
-        game_index=index,
-        side=side,
-        seed=123 + index,
-        score=score,
-        max_tile=64,
-        moves=len(times),
-        winner=None,
-        seconds=sum(times),
-        move_seconds=np.array(times, dtype=np.float32),
-        version="0.1.0",
-    )
+from playahead.evaluate.store import Store, canonical_options
+from tests.helpers.records import game_record
 
 
 def test_store_round_trips_records_in_game_order(tmp_path):
     path = tmp_path / "sub" / "r.sqlite"
     with Store(path, "2048-v0", {}, 0, "single") as store:
         for i in (2, 0, 1):
-            assert store.add(_record(index=i, score=float(i)))
+            assert store.add(game_record(index=i, score=float(i)))
         rows = store.records("a")
     assert [r.game_index for r in rows] == [0, 1, 2]
     assert [r.score for r in rows] == [0.0, 1.0, 2.0]
@@ -44,13 +27,13 @@ def test_store_round_trips_records_in_game_order(tmp_path):
 
 def test_a_game_is_stored_once(tmp_path):
     with Store(tmp_path / "r.sqlite", "2048-v0", {}, 0, "single") as store:
-        assert store.add(_record(score=1.0))
-        assert not store.add(_record(score=99.0))
+        assert store.add(game_record(score=1.0))
+        assert not store.add(game_record(score=99.0))
         assert store.count() == 1
         assert store.records("a")[0].score == 1.0
         # the same index on the other side, or against another opponent, is new
-        assert store.add(_record(side=1))
-        assert store.add(_record(opponent="b"))
+        assert store.add(game_record(side=1))
+        assert store.add(game_record(opponent="b"))
         assert store.count() == 3
 
 
@@ -89,8 +72,8 @@ def test_unique_constraint_is_in_the_schema(tmp_path):
 def test_each_game_is_committed_at_once(tmp_path):
     path = tmp_path / "r.sqlite"
     store = Store(path, "Threes-v0", {"bonus_preview": "plus"}, 0, "single")
-    store.add(_record(index=0))
-    store.add(_record(index=1))
+    store.add(game_record(index=0))
+    store.add(game_record(index=1))
     # Another connection sees both games while the store is still open.
     other = sqlite3.connect(path)
     assert other.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 2
@@ -114,7 +97,7 @@ def test_a_store_of_another_evaluation_is_refused(
 ):
     path = tmp_path / "r.sqlite"
     with Store(path, "2048-v0", {}, 0, "single") as store:
-        store.add(_record())
+        store.add(game_record())
     with pytest.raises(ValueError, match=f"holds games of another evaluation.*{what}"):
         Store(path, env_id, options, seed, kind)
     with Store(path, "2048-v0", {}, 0, "single") as store:  # untouched
@@ -125,7 +108,7 @@ def test_a_store_without_games_takes_new_settings(tmp_path):
     path = tmp_path / "r.sqlite"
     Store(path, "2048-v0", {}, 0, "single").close()  # e.g. a run that failed early
     with Store(path, "Threes-v0", {}, 1, "single") as store:
-        store.add(_record())
+        store.add(game_record())
     with pytest.raises(ValueError, match="env_id: store has 'Threes-v0'"):
         Store(path, "2048-v0", {}, 0, "single")
 

@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from playahead.evaluate.store import Store
-from tests.test_evaluate_store import _record
+from tests.helpers.records import game_record
 
 
 def test_sqlite_file_of_another_program_is_refused(tmp_path):
@@ -27,7 +27,7 @@ def test_damaged_store_is_refused(tmp_path):
     path = tmp_path / "r.sqlite"
     with Store(path, "2048-v0", {}, 0, "single") as store:
         for i in range(200):
-            store.add(_record(agent="x" * 500, index=i))
+            store.add(game_record(agent="x" * 500, index=i))
     data = bytearray(path.read_bytes())
     data[4096:8192] = b"\xff" * 4096  # scribble over a page past the header
     path.write_bytes(bytes(data))
@@ -40,7 +40,7 @@ def _claim(path, seed, barrier, results):
     try:
         with Store(path, "2048-v0", {}, seed, "single") as store:
             barrier.wait()  # both have opened the new, empty file
-            store.add(_record(agent=f"seed{seed}"))
+            store.add(game_record(agent=f"seed{seed}"))
             results.put((seed, "stored"))
     except ValueError as err:
         results.put((seed, str(err)))

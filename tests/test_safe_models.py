@@ -14,7 +14,7 @@ pytest.importorskip("sb3_contrib")
 
 import playahead  # noqa: E402
 from playahead.train import train  # noqa: E402
-from tests.test_train_agents import TINY  # noqa: E402
+from tests.helpers.train import TINY  # noqa: E402
 
 
 class Plant:

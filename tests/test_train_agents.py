@@ -17,13 +17,7 @@ import playahead  # noqa: E402
 from playahead.train import train  # noqa: E402
 from playahead.train.agents import SnapshotOpponent  # noqa: E402
 from playahead.train.encoders import IntOneHot, PlanesCNN, TileEncoder  # noqa: E402
-
-TINY = {
-    "policy_kwargs": {
-        "net_arch": [8],
-        "features_extractor_kwargs": {"arch": "mlp", "features_dim": 16},
-    }
-}
+from tests.helpers.train import TINY  # noqa: E402
 
 
 @pytest.fixture(scope="module")

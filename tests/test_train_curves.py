@@ -7,7 +7,7 @@ pytest.importorskip("tensorboard")
 from playahead.cli import main  # noqa: E402
 from playahead.train import train  # noqa: E402
 from playahead.train.curves import load_curve  # noqa: E402
-from tests.test_train_runs import small_hp  # noqa: E402
+from tests.helpers.train import small_hp  # noqa: E402
 
 
 def test_curves_of_a_run_are_read_and_plotted(tmp_path):

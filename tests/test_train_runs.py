@@ -18,24 +18,7 @@ import playahead  # noqa: E402
 from playahead.train import cli, train  # noqa: E402
 from playahead.train.callbacks import GameStats  # noqa: E402
 from playahead.train.config import load_hyperparams, parse_overrides  # noqa: E402
-
-# small networks and budgets: these tests check plumbing, not learning
-SMALL = {
-    "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1},
-    "dqn": {"learning_starts": 64, "buffer_size": 4096, "batch_size": 32},
-}
-TILE_NET = {
-    "features_extractor_kwargs": {"arch": "mlp", "features_dim": 32},
-    "net_arch": [16],
-}
-
-
-def small_hp(algo: str, env_id: str) -> dict:
-    hp = dict(SMALL[algo])
-    hp["policy_kwargs"] = (
-        TILE_NET if env_id in ("2048-v0", "Threes-v0") else {"net_arch": [16]}
-    )
-    return hp
+from tests.helpers.train import small_hp  # noqa: E402
 
 
 def play_a_game(agent, env, moves: int = 60) -> int:

@@ -119,7 +119,7 @@ def test_a_shaped_run_trains_from_the_command_line_override(tmp_path):
     import json
 
     from playahead.train.config import parse_overrides
-    from tests.test_train_runs import small_hp
+    from tests.helpers.train import small_hp
 
     hp = small_hp("ppo", "Threes-v0") | parse_overrides(
         ["shaping.merge=1.0", "shaping.monotonic=0.5"]
