@@ -47,11 +47,16 @@ __all__ = [
     "BONUS_PREVIEWS",
     "BONUS_PROBABILITY",
     "DECK_EACH",
+    "PLUS",
     "P_FOUR",
+    "WINDOW",
+    "basic_share",
     "bonus_count",
     "bonus_p",
     "card_cell",
+    "deal",
     "deck_after",
+    "draw_basic",
     "draw_next_with",
     "entry_outcomes",
     "full_deck",
@@ -107,10 +112,15 @@ def spawn_outcomes(after):
 DECK_EACH = 4
 #: Probability that the next card is a bonus card, once bonus cards can appear.
 BONUS_PROBABILITY = 1.0 / 21.0
-BONUS_MIN_RANK = 4  # a bonus card is at least 6
-BONUS_MAX_RANK = 12  # ... and at most 1536 (12288 / 8)
-BONUS_ELIGIBLE_RANK = 7  # bonus cards appear once the highest card is >= 48
-WINDOW, PLUS = 0, 1  # bonus preview models
+#: The lowest bonus card's rank (6).
+BONUS_MIN_RANK = 4
+#: The highest bonus card's rank (1536, the highest card a board holds / 8).
+BONUS_MAX_RANK = 12
+#: Bonus cards appear once the highest card is at least this rank (48).
+BONUS_ELIGIBLE_RANK = 7
+#: The bonus preview models: a window of up to three values, or all of them.
+WINDOW, PLUS = 0, 1
+#: The models by name (the envs' ``bonus_preview``).
 BONUS_PREVIEWS = {"window": WINDOW, "plus": PLUS}
 
 
