@@ -123,13 +123,15 @@ def replay_game(game: str, record: dict, index: int, upto: int | None = None):
     return row | {"record_score": recorded, "moves": move, "positions": kept}
 
 
-def replay(game: str, n_games: int, upto: int | None = None) -> None:
-    """Replay games ``0 .. n_games-1`` not yet in the file (whole, or their first
+def replay(game: str, n_games: int, upto: int | None = None, first: int = 0) -> None:
+    """Replay games ``first .. n_games-1`` not yet in the file (whole, or their first
     ``upto`` moves)."""
     record = json.loads((STRENGTH / f"{game}-default.json").read_text())
     done = read_positions(game)
+    if upto is None:  # a whole game is played even where its opening was
+        done = {i: g for i, g in done.items() if "final_from" not in g}
     RESULTS.mkdir(parents=True, exist_ok=True)
-    for index in range(min(n_games, len(record["games"]))):
+    for index in range(first, min(n_games, len(record["games"]))):
         if index in done:
             continue
         start = time.process_time()
@@ -158,9 +160,12 @@ def main(argv: list[str] | None = None) -> None:
         help="replay only the first MOVES moves of each game (the final score: the "
         "record's)",
     )
+    parser.add_argument(
+        "--first", type=int, default=0, help="the first game replayed (default 0)"
+    )
     parser.add_argument("--replay-only", action="store_true")
     args = parser.parse_args(argv)
-    replay(args.game, args.games, args.openings)
+    replay(args.game, args.games, args.openings, args.first)
     if args.replay_only:
         return
     fit(args.game)
@@ -194,8 +199,8 @@ def fit_map(
     score: np.ndarray,
     ahead: np.ndarray,
     future: np.ndarray,
-    n_scores: int = 5,
-    n_knots: int = 10,
+    n_scores: int = 8,
+    n_knots: int = 12,
 ) -> dict:
     """The map of :func:`playahead.tools.calibration.to_points`: at the median score
     of each of ``n_scores`` quantile bins of the score so far, the points beyond what
@@ -361,6 +366,7 @@ def plot(game: str, result: dict) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
     fig, ax = plt.subplots(figsize=(5.2, 4.4), layout="constrained")
     top = max(max(r["final"], r["shown"]) for r in result["bins"] + result["before"])
@@ -385,6 +391,9 @@ def plot(game: str, result: dict) -> Path:
             label=label,
             ms=4,
         )
+    thousands = FuncFormatter(lambda v, _: f"{v / 1000:,.0f}k")
+    ax.xaxis.set_major_formatter(thousands)
+    ax.yaxis.set_major_formatter(thousands)
     ax.set_xlabel("mean shown value (decile bin)")
     ax.set_ylabel("mean final score")
     ax.set_title(

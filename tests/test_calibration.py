@@ -1,0 +1,178 @@
+"""Values in real points: the default's values mapped to expected final scores, the
+committed measurement meets its goal, the map keeps every move's order, and a move
+that ends the game is valued at the game's final score."""
+
+import json
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import playahead  # noqa: F401
+from playahead.agents import make_agent
+from playahead.tools import calibration
+from playahead.tools.hint import hint
+
+RESULTS = Path(__file__).parent.parent / "benchmarks" / "results" / "calibration"
+STRENGTH = RESULTS.parent / "strength"
+
+
+#: The committed measurements do not meet the goal yet: the replays so far (107 Threes
+#: and 75 2048 record games, few of them whole) leave too few games in a bin. Strict:
+#: once a resumed ``python -m benchmarks calibration`` meets it, this fails until the
+#: mark goes.
+SHORT_OF_THE_GOAL = pytest.mark.xfail(
+    strict=True, reason="too few replayed games: see benchmarks/results/calibration"
+)
+
+
+@pytest.mark.parametrize(
+    "game",
+    [
+        pytest.param("threes", marks=SHORT_OF_THE_GOAL),
+        pytest.param("2048", marks=SHORT_OF_THE_GOAL),
+    ],
+)
+def test_the_committed_bins_meet_the_goal(game):
+    """Held-out positions of the default's record games, binned by decile of the
+    shown value: every bin's mean final score within 10% of its mean shown value."""
+    data = json.loads((RESULTS / f"{game}.json").read_text())
+    assert len(data["bins"]) == 10 and sum(b["n"] for b in data["bins"]) > 1000
+    for b in data["bins"]:
+        assert abs(b["final"] / b["shown"] - 1) <= data["goal"] == 0.10, b
+
+
+@pytest.mark.parametrize("game", ["threes", "2048"])
+def test_the_record_and_the_shipped_map_come_from_the_committed_positions(game):
+    """The measurement recomputed from the committed replays is the committed one,
+    the shipped map is the one fitted on every replayed game, and every whole game
+    replayed ended as the strength record says."""
+    from benchmarks.records import calibration as bench
+
+    data = json.loads((RESULTS / f"{game}.json").read_text())
+    again = bench.measurement(game)
+    assert (again["bins"], again["before"]) == (data["bins"], data["before"])
+    assert data["whole_games_as_recorded"] == data["whole_games"] > 0
+    games = list(bench.read_positions(game).values())
+    shipped = calibration.maps()[game]
+    assert {k: shipped[k] for k in ("score", "x", "h")} == bench._fit(games)
+    assert data["worst"] < data["worst_before"] / 3
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    game=st.sampled_from(["threes", "2048"]),
+    score=st.floats(0, 2e6),
+    ahead=st.lists(st.floats(0, 4e5), min_size=2, max_size=4),
+)
+def test_the_map_keeps_the_order_and_the_gaps_of_the_moves(game, score, ahead):
+    """The same position's moves: shown in the search's order, at least as far apart
+    as the search's values (unless held at the score so far: no final score is
+    below it)."""
+    values = score + np.array(ahead)
+    shown = calibration.to_points(game, score, values)
+    order = np.argsort(values, kind="stable")
+    gaps, search_gaps = np.diff(shown[order]), np.diff(values[order])
+    assert np.all(gaps >= 0)
+    above = shown[order][:-1] > score  # not held at the score so far
+    assert np.all(gaps[above] >= search_gaps[above] - 1e-6)
+    assert np.all(shown >= score - 1e-6)  # a final score is at least the score so far
+
+
+def _ending_position(env_id, seed):
+    """The last position of a random game, and its final score per move."""
+    env = gym.make(env_id)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    last = None
+    while env.unwrapped.action_masks().any():
+        last = env.unwrapped.clone_state()
+        env.step(int(rng.choice(np.flatnonzero(env.unwrapped.action_masks()))))
+    env.unwrapped.restore_state(last)
+    return env
+
+
+def test_a_threes_move_that_ends_the_game_is_valued_at_its_final_score():
+    env = _ending_position("Threes-v0", 3)
+    base = env.unwrapped
+    planner = make_agent("expectimax", seed=0)
+    raw = planner.analyze(base)
+    shown = calibration.calibrate(env, raw, planner)
+    ending = [
+        a
+        for a in np.flatnonzero(base.action_masks())
+        if calibration.ending_score(base, int(a)) is not None
+    ]
+    assert ending and min(raw.values[a] for a in ending) == 0.0  # the search's 0
+    start = base.clone_state()
+    for a in ending:
+        _, _, terminated, _, info = env.step(int(a))
+        assert terminated and shown.values[a] == info["score"] > 0
+        base.restore_state(start)
+    assert shown.action == raw.action and shown.stats["calibrated"]
+
+
+def test_only_the_default_search_is_calibrated():
+    """The shipped net's search is mapped to final scores; another search's points
+    (the score at the horizon) are labelled as the search's, not as final scores;
+    other planners keep their own units."""
+    env = gym.make("2048-v0")
+    env.reset(seed=0)
+    for spec, kind in (
+        ("expectimax", "score"),
+        ("expectimax:depth=1,evaluator=ntuple", "score"),
+        ("expectimax:depth=1,evaluator=score", "search_score"),
+        ("expectimax:depth=1,evaluator=monotonic", "eval"),
+        ("mcts:n_simulations=50", "score"),
+    ):
+        planner = make_agent(spec, seed=0)
+        raw = planner.analyze(env.unwrapped)
+        shown = calibration.calibrate(env, raw, planner)
+        mapped = (
+            spec.startswith("expectimax") and "ntuple" in spec or spec == "expectimax"
+        )
+        assert bool(shown.stats.get("calibrated")) == mapped, spec
+        assert shown.value_kind == kind, spec
+        if not mapped:
+            np.testing.assert_array_equal(shown.values, raw.values)
+
+
+@pytest.mark.parametrize("game", ["threes", "2048"])
+def test_the_opening_is_valued_near_the_records_mean(game):
+    """Fresh games: the calibrated value of the opening averages near what the
+    default's recorded games average (the search's own value is a fraction of it)."""
+    record = json.loads((STRENGTH / f"{game}-default.json").read_text())
+    env = gym.make(record["env"])
+    best = []
+    for seed in range(5):
+        env.reset(seed=seed)
+        planner = make_agent("expectimax", seed=0)
+        analysis = calibration.calibrate(env, planner.analyze(env.unwrapped), planner)
+        best.append(np.nanmax(analysis.values))
+    assert np.mean(best) == pytest.approx(record["summary"]["mean"], rel=0.15)
+
+
+def test_a_hint_of_another_planner_keeps_its_own_units():
+    board = "1 2 0 3 / 0 6 0 0 / 0 0 3 0 / 2 0 0 1"
+    features = hint("threes", board, 2, agent="expectimax:depth=1,evaluator=features")
+    assert features.unit == "heuristic value, not points"
+    assert not features.analysis.stats.get("calibrated")
+    horizon = hint("threes", board, 2, agent="expectimax:depth=1,evaluator=score")
+    assert (
+        horizon.unit == "the search's value in points, not calibrated to a final score"
+    )
+
+
+def test_ending_score_takes_boards_whose_packed_value_has_the_top_bit_set():
+    """A big card or tile in the last cell sets bit 63 of the packed board (numba
+    hands such a board back as a Python int): still read as a board."""
+    from playahead.tools.positions import position
+
+    threes_env, _ = position("threes", "0 0 0 0 / 0 0 0 0 / 0 0 0 0 / 1 0 0 96", 2)
+    twenty48_env, _ = position("2048", "0 0 0 0 / 0 0 0 0 / 0 0 0 0 / 2 0 0 32768")
+    for env in (threes_env, twenty48_env):
+        for action in np.flatnonzero(env.action_masks()):
+            assert calibration.ending_score(env.unwrapped, int(action)) is None
