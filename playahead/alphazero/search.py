@@ -53,6 +53,7 @@ class Batch:
 
     @classmethod
     def new(cls, game: int, n_slots: int, n_simulations: int) -> Batch:
+        """Scratch for ``n_slots`` searches of up to ``n_simulations`` each."""
         rows, cols = k.SHAPES[game]
         return cls(
             game=game,
