@@ -25,7 +25,7 @@ from playahead.planner import Planner, Root, check_positive
 SHIPPED = {
     "ConnectFour-v0": (
         "connect4-alphazero.npz",
-        "11f82a853e779774aaf700c873b42756626a25f08365c75c2a84aa8249a16335",
+        "6e8dbd809cad6126c7e78ce57238021821fbaab64d91d29cd23bf32e46225f14",
     ),
     "TicTacToe-v0": (
         "tictactoe-alphazero.npz",
