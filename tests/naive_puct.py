@@ -37,13 +37,10 @@ def observe(game, node) -> np.ndarray:
 
 def expand(node, logits, value) -> None:
     top = max(float(logits[a]) for a in np.flatnonzero(node.legal))
-    total = 0.0
+    total = sum(math.exp(float(logits[a]) - top) for a in np.flatnonzero(node.legal))
     for a in range(len(node.prior)):
-        p = math.exp(float(logits[a]) - top) if node.legal[a] else 0.0
+        p = math.exp(float(logits[a]) - top) / total if node.legal[a] else 0.0
         node.prior[a] = np.float32(p)
-        total += p
-    for a in range(len(node.prior)):
-        node.prior[a] = np.float32(float(node.prior[a]) / total)
     node.expanded = True
     node.value = np.float32(value)
 

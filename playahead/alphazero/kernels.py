@@ -179,14 +179,14 @@ def puct_action(trees, b, node, c_puct) -> int:
     for a in range(trees.visits.shape[2]):
         total += trees.visits[b, node, a]
     scale = c_puct * math.sqrt(max(total, 1))
-    fpu = trees.node_value[b, node]
+    fpu = float(trees.node_value[b, node])
     best, best_a = -np.inf, -1
     for a in range(trees.visits.shape[2]):
         if not trees.legal[b, node, a]:
             continue
         n = trees.visits[b, node, a]
-        q = trees.value_sum[b, node, a] / n if n > 0 else fpu
-        u = q + scale * trees.prior[b, node, a] / (1 + n)
+        q = float(trees.value_sum[b, node, a]) / n if n > 0 else fpu
+        u = q + scale * float(trees.prior[b, node, a]) / (1 + n)
         if u > best:
             best, best_a = u, a
     return best_a
@@ -250,19 +250,21 @@ def expand_backup(trees, active, need_eval, logits, values, leaf_value):
         depth = trees.path_len[b] - 1
         node = trees.path[b, depth]
         if need_eval[b]:
+            # float64 throughout, one rounding to float32: the same bits compiled
+            # or as plain Python (numpy would divide float32 by a float in float32)
             top = -np.inf
             for a in range(n_actions):
-                if trees.legal[b, node, a] and logits[b, a] > top:
-                    top = logits[b, a]
+                if trees.legal[b, node, a] and float(logits[b, a]) > top:
+                    top = float(logits[b, a])
             total = 0.0
+            for a in range(n_actions):
+                if trees.legal[b, node, a]:
+                    total += math.exp(float(logits[b, a]) - top)
             for a in range(n_actions):
                 p = 0.0
                 if trees.legal[b, node, a]:
-                    p = math.exp(logits[b, a] - top)
+                    p = math.exp(float(logits[b, a]) - top) / total
                 trees.prior[b, node, a] = p
-                total += p
-            for a in range(n_actions):
-                trees.prior[b, node, a] /= total
             trees.expanded[b, node] = True
             trees.node_value[b, node] = values[b]
             leaf_value[b] = values[b]
@@ -282,7 +284,6 @@ def add_root_noise(trees, b, noise, fraction):
     k = 0
     for a in range(trees.prior.shape[2]):
         if trees.legal[b, 0, a]:
-            trees.prior[b, 0, a] = (1.0 - fraction) * trees.prior[b, 0, a] + (
-                fraction * noise[k]
-            )
+            mixed = (1.0 - fraction) * float(trees.prior[b, 0, a])
+            trees.prior[b, 0, a] = mixed + fraction * float(noise[k])
             k += 1
