@@ -221,7 +221,8 @@ def test_ctrl_c_names_the_game_file_and_how_to_resume(tmp_path):
     while not proc.stdout.readline().startswith("game file"):
         assert time.monotonic() < deadline
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    proc.wait(timeout=60)  # stdin stays open: the interrupt, not an EOF, ends it
+    err = proc.stderr.read()
     assert proc.returncode == 130
     assert str(path) in err and f"--resume {path}" in err
     assert gamefile.load(path, empty_ok=True).moves == []

@@ -312,7 +312,7 @@ def test_text_board_tells_the_sides_apart_without_colour():
     ("opponent", "words"),
     [
         ("mcts:n_sim=3", ["no option(s) 'n_sim'", "n_simulations"]),
-        ("alphazero", ["unknown agent 'alphazero'", "available:"]),
+        ("alphago", ["unknown agent 'alphago'", "available:"]),
         ("mcts:n_simulations", ["not key=value"]),
     ],
 )

@@ -69,13 +69,3 @@ def test_other_games_are_refused():
     with pytest.raises(ValueError, match="Connect Four only"):
         make_agent("solver").analyze(env)
 
-
-def test_connect_four_hints_and_autoplay_default_to_the_solver_everywhere():
-    """The CLI's hint, review, play and the web page take their Connect Four
-    default from the same place: the exact solver."""
-    from playahead.tools import hint
-    from playahead.tools.games import GAMES, default_agent
-
-    assert default_agent(GAMES["connect4"]) == "solver"
-    assert hint.default_agent("connect4") == "solver"
-    assert default_agent(GAMES["tictactoe"]) == "minimax"

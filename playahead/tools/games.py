@@ -78,7 +78,7 @@ GAMES: dict[str, Game] = {
             "playahead.envs.connect_four:ConnectFourEnv",
             2,
             {},
-            ("solver", "minimax", "mcts:n_simulations=2000"),
+            ("minimax", "mcts:n_simulations=2000"),
         ),
         Game(
             "nim",
