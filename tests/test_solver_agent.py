@@ -68,4 +68,3 @@ def test_other_games_are_refused():
     env.reset(seed=0)
     with pytest.raises(ValueError, match="Connect Four only"):
         make_agent("solver").analyze(env)
-
