@@ -216,6 +216,9 @@ def test_ctrl_c_names_the_game_file_and_how_to_resume(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
         env=os.environ | {"PYTHONPATH": os.getcwd()},
+        # a test run started in the background inherits an ignored SIGINT, and a
+        # Python started so never raises KeyboardInterrupt: give the child the default
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 120
     while not proc.stdout.readline().startswith("game file"):
