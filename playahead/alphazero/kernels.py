@@ -114,12 +114,7 @@ def game_apply(game, s0, s1, action):
         nxt = c4.apply((s0, s1), action)
         return nxt[0], nxt[1]
     bit = np.int64(1) << action
-    n = 0
-    x = s0 | s1
-    while x:
-        x &= x - 1
-        n += 1
-    if n & 1:
+    if c4._popcount(s0 | s1) & 1:  # a count of bits, whatever the board
         return s0, s1 | bit
     return s0 | bit, s1
 

@@ -134,6 +134,25 @@ def save_net(net: PolicyValueNet, path: str | Path, extra: dict | None = None) -
     return path
 
 
+def _parse(data: bytes, name: str) -> tuple[dict, dict[str, np.ndarray]]:
+    """``(metadata, arrays)`` of a net file's bytes, checked (``name`` for errors)."""
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+        meta = json.loads(arrays.pop("__meta__").tobytes().decode())
+    except Exception as err:  # noqa: BLE001 - any damage gets the same one line
+        raise NetFileError(
+            f"{name} is not a readable AlphaZero net file ({type(err).__name__})"
+        ) from None
+    if meta.get("format") != FORMAT or meta.get("env_id") not in GAMES:
+        raise NetFileError(f"{name} is not an AlphaZero net of playahead ({FORMAT})")
+    if _weights_digest(arrays) != meta.get("weights_sha256"):
+        raise NetFileError(
+            f"{name} is damaged: its weights' sha256 does not match its metadata"
+        )
+    return meta, arrays
+
+
 def read_net_file(path: str | Path) -> tuple[dict, dict[str, np.ndarray]]:
     """``(metadata, arrays)`` of a net file, checked.
 
@@ -143,21 +162,25 @@ def read_net_file(path: str | Path) -> tuple[dict, dict[str, np.ndarray]]:
     path = Path(path)
     if not path.is_file():
         raise NetFileError(f"no AlphaZero net at {path}")
+    return _parse(path.read_bytes(), str(path))
+
+
+def _build(meta: dict, arrays: dict[str, np.ndarray], name: str) -> PolicyValueNet:
+    net = PolicyValueNet(GAMES[meta["env_id"]], meta["channels"], meta["blocks"])
+    state = {k: torch.from_numpy(v.copy()) for k, v in arrays.items()}
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-        meta = json.loads(arrays.pop("__meta__").tobytes().decode())
-    except Exception as err:  # noqa: BLE001 - any damage gets the same one line
+        net.load_state_dict(state, strict=True)
+    except RuntimeError:
         raise NetFileError(
-            f"{path} is not a readable AlphaZero net file ({type(err).__name__})"
+            f"{name}: the weights do not fit a {meta['channels']}x{meta['blocks']} net"
         ) from None
-    if meta.get("format") != FORMAT or meta.get("env_id") not in GAMES:
-        raise NetFileError(f"{path} is not an AlphaZero net of playahead ({FORMAT})")
-    if _weights_digest(arrays) != meta.get("weights_sha256"):
-        raise NetFileError(
-            f"{path} is damaged: its weights' sha256 does not match its metadata"
-        )
-    return meta, arrays
+    return net.eval()
+
+
+def net_from_bytes(data: bytes, name: str = "the net") -> PolicyValueNet:
+    """The net whose file bytes are ``data`` (as :func:`net_bytes` writes them),
+    checked as :func:`load_net` checks a file."""
+    return _build(*_parse(data, name), name)
 
 
 def load_net(
@@ -175,13 +198,4 @@ def load_net(
     meta, arrays = read_net_file(path)
     if env_id is not None and meta["env_id"] != env_id:
         raise NetFileError(f"{path} is a net for {meta['env_id']}, not for {env_id}")
-    net = PolicyValueNet(GAMES[meta["env_id"]], meta["channels"], meta["blocks"])
-    state = {k: torch.from_numpy(v.copy()) for k, v in arrays.items()}
-    try:
-        net.load_state_dict(state, strict=True)
-    except RuntimeError:
-        raise NetFileError(
-            f"{path}: the weights do not fit a {meta['channels']}x{meta['blocks']} net"
-        ) from None
-    net.eval()
-    return net, meta
+    return _build(meta, arrays, str(path)), meta

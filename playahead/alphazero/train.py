@@ -44,8 +44,8 @@ from playahead.alphazero.net import (
     GAMES,
     NetFileError,
     PolicyValueNet,
-    load_net,
     net_bytes,
+    net_from_bytes,
     write_atomic,
 )
 from playahead.alphazero.search import Games, SelfPlaySettings, self_play
@@ -91,7 +91,7 @@ def _play_chunk(game, weights: bytes, ids, seed, iteration, settings):
     """Self-play in a worker: ``(Games, CPU seconds)``."""
     torch.set_num_threads(1)
     start = time.process_time()
-    net = _net_from_bytes(weights)
+    net = net_from_bytes(weights)
     games = self_play(game, net, ids, seed, iteration, settings)
     return games, time.process_time() - start
 
@@ -101,18 +101,6 @@ def _worker_init(parent_pid: int) -> None:
 
     die_with_parent(parent_pid)
     torch.set_num_threads(1)
-
-
-def _net_from_bytes(data: bytes) -> PolicyValueNet:
-    buf = io.BytesIO(data)
-    from playahead.alphazero.net import GAMES as _G
-
-    with np.load(buf, allow_pickle=False) as npz:
-        arrays = {k: npz[k] for k in npz.files}
-    meta = json.loads(arrays.pop("__meta__").tobytes().decode())
-    net = PolicyValueNet(_G[meta["env_id"]], meta["channels"], meta["blocks"])
-    net.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in arrays.items()})
-    return net.eval()
 
 
 class _Players:
@@ -316,7 +304,7 @@ def train_alphazero(cfg: AlphaZeroConfig) -> Path:
         state, data = _load_checkpoint(out)
         if state["env_id"] != cfg.env_id:
             raise ValueError(f"{out} is a run on {state['env_id']}, not {cfg.env_id}")
-        net = _net_from_bytes(data["net"])
+        net = net_from_bytes(data["net"])
         opt = torch.optim.AdamW(
             net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay
         )
@@ -462,12 +450,3 @@ def _progress(state: dict) -> dict:
         "positions": state["positions"],
         "cpu_hours": round(state["cpu_seconds"] / 3600, 5),
     }
-
-
-def load_agent_net(path: str | Path, env_id: str):
-    """The net of a run directory or ``.npz`` file, for ``env_id`` (see
-    :func:`~playahead.alphazero.net.load_net`)."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "net.npz"
-    return load_net(path, env_id)
