@@ -1,9 +1,14 @@
 """Test settings: hypothesis profiles (``HYPOTHESIS_PROFILE=nojit`` keeps plain-Python
-runs of the kernel tests short)."""
+runs of the kernel tests short), pytest's assert messages for :mod:`tests.helpers`, and
+the fixtures tests share."""
 
 import os
 
+import pytest
 from hypothesis import settings
+
+# The helpers' asserts explain a failure as a test's own do.
+pytest.register_assert_rewrite("tests.helpers")
 
 settings.register_profile("default", deadline=None)
 settings.register_profile("nojit", deadline=None, max_examples=25)
@@ -20,18 +25,18 @@ if "PLAYAHEAD_CACHE" not in os.environ:
     atexit.register(shutil.rmtree, os.environ["PLAYAHEAD_CACHE"], ignore_errors=True)
 
 
-def early_2048_states(seed=3, n=3, moves=30):
-    """``n`` 2048 states ``moves`` moves apart from a seeded game that always plays
-    its first legal move: cheap positions for tests that search them."""
-    import gymnasium as gym
+@pytest.fixture
+def shipped(tmp_path, monkeypatch):
+    """A random multi-stage Threes net installed as the packaged net (what
+    ``evaluator=ntuple`` reads); returns its weights."""
+    from playahead.ntuple import packaged
+    from playahead.ntuple.model import load_model
+    from tests.helpers.expectimax import model_dir
 
-    import playahead  # noqa: F401
-
-    env = gym.make("2048-v0")
-    env.reset(seed=seed)
-    states = []
-    for _ in range(n):
-        for _ in range(moves):
-            env.step(int(env.unwrapped.action_masks().argmax()))
-        states.append(env.unwrapped.clone_state())
-    return states
+    run = model_dir(tmp_path, "Threes-v0", 11, stages=(12, 48))
+    sha = packaged.export_packaged(run, tmp_path / "net.npz")
+    monkeypatch.setattr(packaged, "DATA", tmp_path)
+    monkeypatch.setattr(packaged, "PACKAGED", {"Threes-v0": ("net.npz", sha)})
+    packaged.packaged_model.cache_clear()
+    yield load_model(run)
+    packaged.packaged_model.cache_clear()

@@ -3,7 +3,7 @@
 import pytest
 
 from benchmarks.records import cutoffs
-from tests.conftest import early_2048_states
+from tests.helpers.expectimax import early_2048_states
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from playahead.evaluate import cli
-from tests.test_evaluate_play import AGENTS_MODULE
+from tests.helpers.eval_agents import AGENTS_MODULE
 
 ROOT = Path(__file__).resolve().parents[1]
 DAWDLE = "evaltest_dawdle:delay=0.002"  # a random player slow enough to be killed

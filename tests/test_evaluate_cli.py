@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import tests.test_evaluate_play  # noqa: F401  (registers the test agents)
+import tests.helpers.eval_agents  # noqa: F401  (registers the test agents)
 from playahead.evaluate import cli
 
 

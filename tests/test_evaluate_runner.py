@@ -7,7 +7,7 @@ import pytest
 
 from playahead.evaluate import AgentError, evaluate
 from playahead.evaluate.store import GameRecord, Store, agent_identity
-from tests.test_evaluate_play import AGENTS_MODULE
+from tests.helpers.eval_agents import AGENTS_MODULE
 
 FAST = dict(progress=False, n_resamples=200)
 

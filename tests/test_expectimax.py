@@ -11,64 +11,20 @@ from hypothesis import strategies as st
 
 import playahead
 from benchmarks.speed import naive_expectimax as naive
-from playahead.envs.tiles import ThreesState, Twenty48Env, Twenty48State
+from playahead.envs.tiles import Twenty48Env
 from playahead.games import threes, twenty48
 from playahead.kernels import expectimax as kernels
 from playahead.planners.evaluators import evaluate, get_evaluator
 from playahead.planners.expectimax import LEARNED_AUTO, ExpectimaxAgent
-
-
-def env_2048(faces, score=0):
-    env = gym.make("2048-v0")
-    env.reset(seed=0)
-    board = int(twenty48.from_faces(faces))
-    env.unwrapped.restore_state(Twenty48State(board, score, 0))
-    return env
-
-
-def env_threes(faces, deck=(4, 4, 4), preview=(1, 1)):
-    env = gym.make("Threes-v0")
-    env.reset(seed=0)
-    cards = threes.pack_cards(*deck, *preview)
-    board = int(threes.from_faces(faces))
-    env.unwrapped.restore_state(ThreesState(board, int(cards), 0, "window", True))
-    return env
-
-
-def random_ranks(rng, n_tiles, top_rank):
-    ranks = np.zeros(16, dtype=np.int64)
-    cells = rng.choice(16, size=n_tiles, replace=False)
-    ranks[cells] = rng.integers(1, top_rank + 1, n_tiles)
-    return ranks.reshape(4, 4)
-
-
-def random_2048(rng, n_tiles):
-    return twenty48.ranks_to_faces(random_ranks(rng, n_tiles, 6))
-
-
-def random_threes(rng, n_cards, top_rank):
-    return threes.ranks_to_faces(random_ranks(rng, n_cards, top_rank))
-
-
-def random_preview(rng, top):
-    """((lo, hi) preview window of ranks, the card faces it allows): once the top
-    card is >= 48, half the time a bonus window from 6 .. top / 8, else a basic card."""
-    if top >= 48 and rng.random() < 0.5:
-        ranks = list(range(4, threes.face_to_rank(top) - 2))
-        lo = int(rng.choice(ranks))
-        preview = (lo, min(lo + 2, ranks[-1]))
-    else:
-        preview = (int(rng.integers(1, 4)),) * 2
-    return preview, [threes.card_values()[r] for r in range(preview[0], preview[1] + 1)]
-
-
-def assert_values_match(compiled, reference):
-    for a in range(4):
-        if reference[a] is None:
-            assert np.isnan(compiled[a])
-        else:
-            assert compiled[a] == pytest.approx(reference[a], rel=1e-9)
-
+from tests.helpers.expectimax import (
+    assert_ignores_the_env_generator,
+    assert_values_match,
+    env_2048,
+    env_threes,
+    random_2048,
+    random_preview,
+    random_threes,
+)
 
 #: The hand-made 2048 evaluator the plain-Python reference scores with (the default
 #: is the shipped net).
@@ -279,25 +235,6 @@ def test_same_seed_same_decision_even_on_ties():
         assert np.array_equal(first.values, again.values, equal_nan=True)
         actions.add(first.action)
     assert len(actions) > 1  # four equal values: the seed decides
-
-
-def assert_ignores_the_env_generator(make):
-    """Two Threes envs in the same visible position but with different generators
-    (so different deck orders): agents from ``make()`` decide alike, and the env's
-    generator is untouched."""
-    a = gym.make("Threes-v0")
-    b = gym.make("Threes-v0")
-    a.reset(seed=1)
-    b.reset(seed=2)
-    for _ in range(5):
-        a.step(int(np.flatnonzero(a.unwrapped.action_masks())[0]))
-    b.unwrapped.restore_state(a.unwrapped.clone_state())
-    rng_state = a.unwrapped.np_random.bit_generator.state
-    first = make().analyze(a)
-    second = make().analyze(b)
-    assert first.action == second.action
-    assert np.array_equal(first.values, second.values, equal_nan=True)
-    assert a.unwrapped.np_random.bit_generator.state == rng_state
 
 
 def test_threes_decision_ignores_the_env_generator():

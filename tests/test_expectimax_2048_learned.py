@@ -20,8 +20,8 @@ from playahead.planners.expectimax import (
     ExpectimaxAgent,
     game_defaults,
 )
-from tests.test_expectimax import env_2048
-from tests.test_expectimax_leaves import model_dir
+from tests.helpers.clocks import fast_clocks, game, same_moves
+from tests.helpers.expectimax import agents_page, env_2048, model_dir
 
 #: A late 2048 board: a 32768 in the corner, no 16384 (the gap), 8192 and 4096 next.
 LATE = np.array(
@@ -167,8 +167,6 @@ def test_the_learned_search_downgrades_a_late_board(tmp_path):
 def test_the_learned_2048_search_reads_no_clock(tmp_path, budget, monkeypatch):
     """The learned 2048 defaults count nodes: the same decisions with every clock 4x
     fast and with a CPU hog beside the game, a budget that binds too."""
-    from tests.test_expectimax_clocks import fast_clocks, game, same_moves
-
     spec = f"expectimax:evaluator=ntuple:path={model_dir(tmp_path, '2048-v0', 3)}"
     spec += budget
     plain = game("2048-v0", spec, 20)
@@ -187,8 +185,6 @@ def test_the_learned_2048_search_reads_no_clock(tmp_path, budget, monkeypatch):
 
 
 def test_the_agents_page_states_the_learned_2048_defaults():
-    from tests.test_expectimax_defaults import agents_page
-
     text = agents_page()
     auto = LEARNED_AUTO_2048
     want = (

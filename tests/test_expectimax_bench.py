@@ -4,7 +4,7 @@ import numba
 import pytest
 
 from benchmarks.speed import bench_expectimax as bench
-from tests.conftest import early_2048_states
+from tests.helpers.expectimax import early_2048_states
 
 
 def test_decisions_are_timed_on_the_same_positions_with_the_same_moves():

@@ -14,16 +14,17 @@ import pytest
 from benchmarks.speed import naive_expectimax as naive
 from playahead.agents import make_agent, resolved_options
 from playahead.games import chance, threes
-from playahead.kernels import expectimax as kernels
 from playahead.planners.expectimax import ExpectimaxAgent
 from tests import naive_ntuple
-from tests.test_expectimax import (
+from tests.helpers.expectimax import (
+    CELLS,
     assert_values_match,
     env_threes,
+    model_dir,
     random_preview,
     random_threes,
+    weights_of,
 )
-from tests.test_expectimax_leaves import CELLS, model_dir, weights_of
 
 #: every test here checks a kernel (``make test-nojit`` runs them as plain Python)
 pytestmark = pytest.mark.kernel

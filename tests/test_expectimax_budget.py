@@ -2,7 +2,6 @@
 searches first, a deeper one only if its nodes are predicted to fit, abandoned at the
 budget's last node; no clock is read for any of it."""
 
-import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -19,21 +18,7 @@ from playahead.planners.expectimax import (
     ExpectimaxAgent,
     ExpectimaxSettings,
 )
-
-
-def played(env_id, seed, moves):
-    env = gym.make(env_id)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    over = False
-    for _ in range(moves):
-        legal = np.flatnonzero(env.unwrapped.action_masks())
-        _, _, over, _, _ = env.step(int(rng.choice(legal)))
-        if over:
-            break
-    assert not over, "pick fewer moves: the game ended"
-    return env
-
+from tests.helpers.expectimax import played
 
 #: Each game's hand-made evaluator: the budget's mechanics are shown at their
 #: automatic depth (Threes: always 6, at a cut-off of 1e-3); the defaults, the

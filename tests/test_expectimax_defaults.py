@@ -5,8 +5,6 @@ names the real budget once resolved, and resolving is idempotent."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -22,9 +20,13 @@ from playahead.planners.expectimax import (
     ExpectimaxAgent,
     game_defaults,
 )
-from tests.test_expectimax import assert_ignores_the_env_generator
-from tests.test_expectimax_budget import played
-from tests.test_expectimax_leaves import _played, model_dir, shipped  # noqa: F401
+from tests.helpers.expectimax import (
+    agents_page,
+    assert_ignores_the_env_generator,
+    model_dir,
+    played,
+    played_lowest,
+)
 
 THREES = "Threes-v0"
 
@@ -200,12 +202,6 @@ def test_resolving_resolved_options_changes_nothing(options, env_id):
     assert not isinstance(once.get("budget"), str)  # a number (or none) is named
 
 
-def agents_page() -> str:
-    """``docs/agents.md`` with its whitespace runs made single spaces."""
-    page = (Path(__file__).parent.parent / "docs" / "agents.md").read_text()
-    return " ".join(page.split())
-
-
 def test_the_agents_page_states_the_learned_defaults():
     """The one page that gives the numbers follows :data:`LEARNED_AUTO` (tuning them
     fails here until the page says the new ones)."""
@@ -232,7 +228,7 @@ def test_the_default_threes_search_ignores_the_env_generator(spec):
 def test_the_default_threes_evaluator_is_the_shipped_net():
     """``expectimax`` on Threes reads the packaged net (here a stand-in), as
     ``evaluator=ntuple`` does, and searches as it does; 2048 never reads it."""
-    env = _played("Threes-v0")
+    env = played_lowest("Threes-v0")
     default = playahead.make_agent("expectimax", seed=0).analyze(env)
     given = playahead.make_agent("expectimax:evaluator=ntuple", seed=0).analyze(env)
     assert default.stats["evaluator"] == "ntuple" and default.value_kind == "score"

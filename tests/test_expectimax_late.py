@@ -14,58 +14,46 @@ import pytest
 
 from playahead.agents import make_agent, resolved_options
 from playahead.planners.expectimax import LEARNED_AUTO, ExpectimaxAgent
-from tests.test_expectimax import env_2048, env_threes
+from tests.helpers.expectimax import (
+    EARLY,
+    END,
+    LATE,
+    analyze_threes,
+    env_2048,
+)
 
 THREES = "Threes-v0"
-
-#: a late board: a 3072 in the corner, room to move
-LATE = [
-    [3072, 768, 96, 3],
-    [1536, 192, 12, 0],
-    [384, 48, 6, 0],
-    [24, 2, 1, 0],
-]
-#: the same board one card higher
-END = [[6144 if v == 3072 else v for v in row] for row in LATE]
-#: the same board one card lower
-EARLY = [[1536 if v == 3072 else v for v in row] for row in LATE]
-EARLY[1][0] = 6
-
-
-def analyze(faces, **options):
-    return ExpectimaxAgent(seed=0, evaluator="ntuple", **options).analyze(
-        env_threes(faces)
-    )
-
 
 #: the learned default's cut-off given, so without its late cut-off
 PLAIN = {"prob_cutoff": LEARNED_AUTO["prob_cutoff"]}
 
 
 def test_below_late_from_the_decision_is_the_plain_one():
-    plain = analyze(EARLY, **PLAIN)
-    late = analyze(EARLY, late_cutoff=0.003)
+    plain = analyze_threes(EARLY, **PLAIN)
+    late = analyze_threes(EARLY, late_cutoff=0.003)
     np.testing.assert_array_equal(late.values, plain.values)
     assert late.stats["nodes"] == plain.stats["nodes"]
     assert late.stats["prob_cutoff"] == plain.stats["prob_cutoff"] == 0.01
 
 
 def test_from_late_from_on_the_decision_searches_at_late_cutoff():
-    late = analyze(LATE, late_cutoff=0.003)
-    finer = analyze(LATE, prob_cutoff=0.003)
+    late = analyze_threes(LATE, late_cutoff=0.003)
+    finer = analyze_threes(LATE, prob_cutoff=0.003)
     np.testing.assert_array_equal(late.values, finer.values)
     assert late.stats["prob_cutoff"] == 0.003
     # and that is another search than the plain one: more nodes, other values
-    plain = analyze(LATE, **PLAIN)
+    plain = analyze_threes(LATE, **PLAIN)
     assert late.stats["nodes"] > plain.stats["nodes"]
     assert not np.array_equal(late.values, plain.values, equal_nan=True)
 
 
 def test_late_from_is_the_card_it_names():
-    at_6144 = analyze(LATE, late_cutoff=0.003, late_from=6144)
-    np.testing.assert_array_equal(at_6144.values, analyze(LATE, **PLAIN).values)
-    at_3 = analyze(EARLY, late_cutoff=0.003, late_from=3)
-    np.testing.assert_array_equal(at_3.values, analyze(EARLY, prob_cutoff=0.003).values)
+    at_6144 = analyze_threes(LATE, late_cutoff=0.003, late_from=6144)
+    np.testing.assert_array_equal(at_6144.values, analyze_threes(LATE, **PLAIN).values)
+    at_3 = analyze_threes(EARLY, late_cutoff=0.003, late_from=3)
+    np.testing.assert_array_equal(
+        at_3.values, analyze_threes(EARLY, prob_cutoff=0.003).values
+    )
 
 
 @pytest.mark.parametrize(
@@ -81,28 +69,30 @@ def test_the_learned_default_searches_each_tier_at_its_cut_off(
     faces = {"LATE": LATE, "END": END}[board]
     cutoff = LEARNED_AUTO[f"{tier}_cutoff"]
     assert cutoff < LEARNED_AUTO[coarser]
-    on = analyze(faces)
+    on = analyze_threes(faces)
     assert on.stats["prob_cutoff"] == cutoff
-    np.testing.assert_array_equal(on.values, analyze(faces, prob_cutoff=cutoff).values)
+    np.testing.assert_array_equal(
+        on.values, analyze_threes(faces, prob_cutoff=cutoff).values
+    )
     # the default names it
     got = resolved_options("expectimax", THREES)
     assert (got[f"{tier}_cutoff"], got[f"{tier}_from"]) == (cutoff, card)
 
 
 def test_below_the_first_3072_the_learned_default_is_the_plain_search():
-    before = analyze(EARLY)
+    before = analyze_threes(EARLY)
     assert before.stats["prob_cutoff"] == LEARNED_AUTO["prob_cutoff"]
-    np.testing.assert_array_equal(before.values, analyze(EARLY, **PLAIN).values)
+    np.testing.assert_array_equal(before.values, analyze_threes(EARLY, **PLAIN).values)
 
 
 def test_a_cut_off_given_replaces_the_learned_default_tiers():
     # a cut-off given is searched throughout; late_cutoff=0.01 turns it off
-    assert analyze(LATE, **PLAIN).stats["prob_cutoff"] == PLAIN["prob_cutoff"]
-    off = analyze(LATE, late_cutoff=PLAIN["prob_cutoff"])
-    np.testing.assert_array_equal(off.values, analyze(LATE, **PLAIN).values)
+    assert analyze_threes(LATE, **PLAIN).stats["prob_cutoff"] == PLAIN["prob_cutoff"]
+    off = analyze_threes(LATE, late_cutoff=PLAIN["prob_cutoff"])
+    np.testing.assert_array_equal(off.values, analyze_threes(LATE, **PLAIN).values)
     assert "late_cutoff" not in resolved_options("expectimax:prob_cutoff=0.01", THREES)
     # late_cutoff given: that cut-off from the first 3072 on, no end tier
-    given = analyze(END, late_cutoff=LEARNED_AUTO["late_cutoff"])
+    given = analyze_threes(END, late_cutoff=LEARNED_AUTO["late_cutoff"])
     assert given.stats["prob_cutoff"] == LEARNED_AUTO["late_cutoff"]
 
 
@@ -148,22 +138,26 @@ def test_set_it_names_both_options():
 def test_end_cutoff_is_a_second_tier_from_end_from():
     tiers = {"late_cutoff": 0.005, "end_cutoff": 0.003}
     # from end_from on, the end tier's search; below it, the late tier's
-    end = analyze(END, **tiers)
+    end = analyze_threes(END, **tiers)
     assert end.stats["prob_cutoff"] == 0.003
-    np.testing.assert_array_equal(end.values, analyze(END, prob_cutoff=0.003).values)
-    late = analyze(LATE, **tiers)
+    np.testing.assert_array_equal(
+        end.values, analyze_threes(END, prob_cutoff=0.003).values
+    )
+    late = analyze_threes(LATE, **tiers)
     assert late.stats["prob_cutoff"] == 0.005
-    np.testing.assert_array_equal(late.values, analyze(LATE, prob_cutoff=0.005).values)
-    before = analyze(EARLY, **tiers)
-    np.testing.assert_array_equal(before.values, analyze(EARLY, **PLAIN).values)
+    np.testing.assert_array_equal(
+        late.values, analyze_threes(LATE, prob_cutoff=0.005).values
+    )
+    before = analyze_threes(EARLY, **tiers)
+    np.testing.assert_array_equal(before.values, analyze_threes(EARLY, **PLAIN).values)
     # the end tier alone: the plain search up to end_from
-    alone = analyze(LATE, end_cutoff=0.003, end_from=6144)
-    np.testing.assert_array_equal(alone.values, analyze(LATE, **PLAIN).values)
-    at_3072 = analyze(LATE, end_cutoff=0.003, end_from=3072)
-    finer = analyze(LATE, prob_cutoff=0.003).values
+    alone = analyze_threes(LATE, end_cutoff=0.003, end_from=6144)
+    np.testing.assert_array_equal(alone.values, analyze_threes(LATE, **PLAIN).values)
+    at_3072 = analyze_threes(LATE, end_cutoff=0.003, end_from=3072)
+    finer = analyze_threes(LATE, prob_cutoff=0.003).values
     np.testing.assert_array_equal(at_3072.values, finer)
     # and the two searches differ, so the tier did act
-    assert end.stats["nodes"] > analyze(END, prob_cutoff=0.005).stats["nodes"]
+    assert end.stats["nodes"] > analyze_threes(END, prob_cutoff=0.005).stats["nodes"]
 
 
 def test_end_cutoff_is_named_only_when_set():

@@ -13,37 +13,23 @@ from playahead.games import threes, twenty48
 from playahead.ntuple.model import NTupleModel, load_model
 from playahead.planners.expectimax import ExpectimaxAgent
 from tests import naive_ntuple as naive
-from tests.test_expectimax import (
+from tests.helpers.expectimax import (
+    CELLS,
+    PATTERNS,
     assert_ignores_the_env_generator,
     assert_values_match,
     env_2048,
     env_threes,
+    model_dir,
+    played_lowest,
     random_2048,
     random_preview,
     random_threes,
+    weights_of,
 )
 
 #: every test here checks a kernel (``make test-nojit`` runs them as plain Python)
 pytestmark = pytest.mark.kernel
-
-PATTERNS = ("012", "459")
-CELLS = [tuple(int(c, 16) for c in p) for p in PATTERNS]
-
-
-def model_dir(tmp_path, env_id, seed=0, stages=(), preview=True, **env_kwargs):
-    """A saved net with random weights (afterstate values of a few hundred points);
-    ``stages``: tile values of a multi-stage net; ``preview`` False: a Threes net
-    without the preview index."""
-    model = NTupleModel.new(
-        env_id, PATTERNS, stages=stages, preview=preview, env_kwargs=env_kwargs
-    )
-    rng = np.random.default_rng(seed)
-    model.weights[:] = rng.normal(0, 20, size=model.weights.shape)
-    return model.save(tmp_path / f"{env_id}-{seed}-{len(stages)}-{preview}")
-
-
-def weights_of(path):
-    return load_model(path).weights
 
 
 @pytest.mark.parametrize(
@@ -109,22 +95,14 @@ def test_threes_learned_leaves_match_reference(
         assert_values_match(got.values, want)
 
 
-def _played(env_id):
-    env = gym.make(env_id)
-    env.reset(seed=4)
-    for _ in range(6):
-        env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
-    return env
-
-
 HIGH_LAST_CELL = [[2, 4, 0, 0], [0, 0, 0, 0], [0, 0, 8, 0], [0, 0, 0, 1024]]
 
 
 @pytest.mark.parametrize(
     "make_env",
     [
-        lambda: _played("2048-v0"),
-        lambda: _played("Threes-v0"),
+        lambda: played_lowest("2048-v0"),
+        lambda: played_lowest("Threes-v0"),
         lambda: env_2048(np.array(HIGH_LAST_CELL)),  # a board word above 2**63
     ],
 )
@@ -205,21 +183,6 @@ def test_multi_stage_leaves_match_reference(tmp_path, env_id):
     assert checked >= 2
 
 
-@pytest.fixture
-def shipped(tmp_path, monkeypatch):
-    """A random multi-stage Threes net installed as the packaged net (what
-    ``evaluator=ntuple`` reads); returns its weights."""
-    from playahead.ntuple import packaged
-
-    run = model_dir(tmp_path, "Threes-v0", 11, stages=(12, 48))
-    sha = packaged.export_packaged(run, tmp_path / "net.npz")
-    monkeypatch.setattr(packaged, "DATA", tmp_path)
-    monkeypatch.setattr(packaged, "PACKAGED", {"Threes-v0": ("net.npz", sha)})
-    packaged.packaged_model.cache_clear()
-    yield load_model(run)
-    packaged.packaged_model.cache_clear()
-
-
 @pytest.mark.parametrize(("seed", "depth", "cutoff"), [(0, 1, 0.0), (1, 2, 1e-3)])
 def test_packaged_leaves_clamp_at_zero_and_match_reference(
     shipped, monkeypatch, seed, depth, cutoff
@@ -286,7 +249,7 @@ def test_packaged_net_is_the_games_own(shipped, tmp_path, monkeypatch):
     ).analyze(env)
     np.testing.assert_array_equal(given.values, want.values)
     assert given.value_kind == "score"
-    threes_env = _played("Threes-v0")
+    threes_env = played_lowest("Threes-v0")
     assert agent.analyze(threes_env).value_kind == "score"
     for env_id, (_, digest) in ships.items():
         got = resolved_options("expectimax:depth=1,evaluator=ntuple", env_id)
@@ -336,7 +299,7 @@ def test_a_stepped_packaged_net_searches_as_its_float32_weights(
             with pytest.raises(ValueError, match="int16 multiples"):
                 kept.save(tmp_path / "nope")
             unpacked = packaged.unpack_checkpoint(tmp_path / name, tmp_path / env_id)
-            env = _played(env_id)
+            env = played_lowest(env_id)
             got = ExpectimaxAgent(depth=depth, evaluator="ntuple", seed=0)
             want = ExpectimaxAgent(
                 depth=depth, evaluator=f"ntuple:path={unpacked}", seed=0

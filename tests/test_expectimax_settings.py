@@ -24,7 +24,7 @@ from playahead.planners.expectimax import (
     ExpectimaxSettings,
 )
 from playahead.tools.games import make_env
-from tests.test_expectimax_late import END, LATE, analyze
+from tests.helpers.expectimax import END, LATE, analyze_threes
 
 RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
 
@@ -106,9 +106,9 @@ def test_the_tiers_spelled_out_are_the_default_agent():
 
 @pytest.mark.parametrize(("board", "want"), [(LATE, 0.01), (END, 0.008)])
 def test_each_tier_searches_the_decisions_of_its_boards(board, want):
-    got = analyze(board, prob_cutoff=0.02, late_cutoff=0.01, end_cutoff=0.008)
+    got = analyze_threes(board, prob_cutoff=0.02, late_cutoff=0.01, end_cutoff=0.008)
     assert got.stats["prob_cutoff"] == want
-    moved = analyze(board, prob_cutoff=0.02, late_cutoff=0.01, late_from=12288)
+    moved = analyze_threes(board, prob_cutoff=0.02, late_cutoff=0.01, late_from=12288)
     assert moved.stats["prob_cutoff"] == 0.02  # no card of 12288 yet
     assert LEARNED_AUTO["late_cutoff"] != want
 

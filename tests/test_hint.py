@@ -21,7 +21,7 @@ from playahead.tools import hint as hint_tool
 from playahead.tools.games import DEFAULT_NODES, MAX_NODES, format_value
 from playahead.tools.hint import Hint, MoveHint, hint
 from playahead.tools.positions import MAX_BOARD_FILE, position, read_board
-from tests.test_expectimax_clocks import fast_clocks
+from tests.helpers.clocks import fast_clocks
 
 THREES_BOARD = "1 2 0 3 / 0 6 0 0 / 0 0 3 0 / 2 0 0 1"
 TILES_2048 = "[[2,2,0,0],[4,0,0,0],[0,0,0,0],[0,0,0,8]]"

@@ -12,7 +12,7 @@ from playahead.tools.games import GAMES, make_env
 from playahead.tools.serve import api, models
 from playahead.tools.serve.api import handle
 from playahead.tools.serve.states import state_from_json, state_to_json
-from tests.test_expectimax_clocks import fast_clocks
+from tests.helpers.clocks import fast_clocks
 
 
 def ok(path, payload):

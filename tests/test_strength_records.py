@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from benchmarks.records import strength
-from tests.test_expectimax_clocks import fast_clocks
+from tests.helpers.clocks import fast_clocks
 
 
 @pytest.fixture

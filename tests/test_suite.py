@@ -1,5 +1,6 @@
-"""The test suite's own settings: a per-test timeout, and every test that checks a
-compiled kernel against a plain-Python reference runs again with the JIT off."""
+"""The test suite's own settings: a per-test timeout, every test that checks a
+compiled kernel against a plain-Python reference runs again with the JIT off, and
+tests share helpers through :mod:`tests.helpers` (or fixtures), never each other."""
 
 from __future__ import annotations
 
@@ -129,26 +130,6 @@ def test_every_test_of_a_kernel_against_its_reference_runs_with_the_jit_off():
     assert "NUMBA_DISABLE_JIT=1" in command and "-m kernel tests" in command
 
 
-#: Test modules that still import from another test module (or conftest), to move
-#: to :mod:`tests.helpers`; the list may only shrink.
-NOT_YET_MOVED = {
-    "test_cutoffs_bench.py",
-    "test_evaluate_backends.py",
-    "test_evaluate_cli.py",
-    "test_evaluate_runner.py",
-    "test_expectimax_2048_learned.py",
-    "test_expectimax_bench.py",
-    "test_expectimax_bonus.py",
-    "test_expectimax_defaults.py",
-    "test_expectimax_late.py",
-    "test_expectimax_leaves.py",
-    "test_expectimax_settings.py",
-    "test_hint.py",
-    "test_serve.py",
-    "test_strength_records.py",
-}
-
-
 def imports_of_test_modules(source: str) -> list[str]:
     """The test modules (``tests.test_*``, ``tests.conftest``) ``source`` imports."""
     found = []
@@ -176,14 +157,28 @@ def test_the_scan_sees_a_test_importing_a_test():
     ]
 
 
-def test_tests_share_helpers_through_tests_helpers():
-    importing = {
-        path.name
-        for path in sorted(TESTS.glob("test_*.py"))
+def assert_helpers_shared_through_tests_helpers(folder: Path) -> None:
+    """No Python file below ``folder`` imports a test module (the guard)."""
+    importing = [
+        path.relative_to(folder).as_posix()
+        for path in sorted(folder.rglob("*.py"))
         if imports_of_test_modules(path.read_text())
-    }
-    assert not importing - NOT_YET_MOVED, (
-        f"import shared helpers from tests.helpers: {sorted(importing - NOT_YET_MOVED)}"
-    )
-    moved = NOT_YET_MOVED - importing
-    assert not moved, f"drop these from NOT_YET_MOVED: {sorted(moved)}"
+    ]
+    assert not importing, f"import shared helpers from tests.helpers: {importing}"
+
+
+def test_the_guard_fails_on_a_test_importing_a_test(tmp_path):
+    (tmp_path / "helpers").mkdir()
+    (tmp_path / "helpers" / "boards.py").write_text("from tests import conftest\n")
+    (tmp_path / "test_a.py").write_text("from tests.helpers.boards import env\n")
+    with pytest.raises(AssertionError, match=r"\['helpers/boards.py'\]"):
+        assert_helpers_shared_through_tests_helpers(tmp_path)
+    (tmp_path / "helpers" / "boards.py").write_text("BOARD = 0\n")
+    assert_helpers_shared_through_tests_helpers(tmp_path)
+    (tmp_path / "test_b.py").write_text("def f():\n    from tests.test_a import g\n")
+    with pytest.raises(AssertionError, match=r"\['test_b.py'\]"):
+        assert_helpers_shared_through_tests_helpers(tmp_path)
+
+
+def test_tests_share_helpers_through_tests_helpers():
+    assert_helpers_shared_through_tests_helpers(TESTS)
