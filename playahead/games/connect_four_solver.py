@@ -68,16 +68,6 @@ def _next_prime(n: int) -> int:
 
 
 @numba.njit(cache=True)
-def _popcount(x) -> int:
-    """Set bits: ``0b1011 -> 3``."""
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
-
-@numba.njit(cache=True)
 def _half(x) -> int:
     """``x / 2`` rounded toward zero (as C does): ``-7 -> -3``."""
     return -((-x) // 2) if x < 0 else x // 2
@@ -163,7 +153,7 @@ def _negamax(current, mask, moves, alpha, beta, keys, values, counters) -> int:
     for i in range(WIDTH):
         move = possible & _COLUMN[_ORDER[i]]
         if move:
-            spots = _popcount(_winning_spots(current | move, mask))
+            spots = connect_four._popcount(_winning_spots(current | move, mask))
             packed |= np.int64(spots + 1) << (8 * i)
     while packed:
         best_i, best = -1, np.int64(0)
