@@ -103,6 +103,14 @@ def test_the_docs_name_records_as_paths_and_the_readme_links_them():
     assert "](benchmarks/" not in docs and "| threes-features-d1 |" in docs
 
 
+def test_every_kind_draws_a_table():
+    """No renderer is kept for a table that is gone (a part of a ``parts`` table
+    counts)."""
+    specs = [spec for _, spec in tables.tables().values()]
+    specs += [p for s in specs for p in s.get("parts", ()) if isinstance(p, dict)]
+    assert {spec["kind"] for spec in specs} == set(tables.KINDS)
+
+
 def test_each_manifest_names_every_file_of_its_study_and_no_other():
     """A study's ``records`` are exactly its files (a subfolder without a README of
     its own belongs to the study above it), and every table reads named records."""

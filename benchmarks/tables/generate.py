@@ -59,50 +59,6 @@ def _table(head: list[str], rows: list[list[str]], right_from: int = 1) -> str:
     return "\n".join(lines)
 
 
-def _paired(data: dict, a: str, b: str) -> tuple[float, list[float]] | None:
-    """``a - b`` over the same games and its 95% CI, from a record's ``pairs``."""
-    for p in data["pairs"]:
-        if (p["a"], p["b"]) in ((a, b), (b, a)):
-            sign = 1 if p["a"] == a else -1
-            lo, hi = sorted(sign * x for x in p["ci95"])
-            return sign * p["mean_difference"], [lo, hi]
-    return None
-
-
-def _reach(agent: dict, tiles: list[str]) -> list[str]:
-    return [f"{100 * agent['milestones'][t]:.0f}%" for t in tiles]
-
-
-def single_table(
-    data: dict,
-    labels: dict[str, str] | None = None,
-    tiles: list[str] | None = None,
-    versus: str | None = None,
-) -> str:
-    """One row per agent of a one-player evaluator record: mean, 95% CI, median, the
-    share of games reaching ``tiles`` (default: the two highest any agent reached),
-    ms/move and, with ``versus``, the paired difference against that agent."""
-    labels, agents = labels or {}, data["agents"]
-    if tiles is None:
-        every = list(agents[0]["milestones"])
-        reached = [t for t in every if any(a["milestones"][t] for a in agents)]
-        tiles = reached[-2:] or every[:1]
-    head = ["agent", "games", "mean", "95% CI", "median"]
-    head += [f"reached {t}" for t in tiles] + ["ms/move"]
-    if versus:
-        head.append(f"vs {labels.get(versus, versus)}, paired")
-    rows = []
-    for a in agents:
-        row = [labels.get(a["spec"], f"`{a['spec']}`"), str(a["games"])]
-        row += [_num(a["mean"]), _ci(a["ci95"]), _num(a["median"])]
-        row += _reach(a, tiles) + [_ms(a["seconds_per_move"])]
-        if versus:
-            d = _paired(data, a["spec"], versus) if a["spec"] != versus else None
-            row.append(f"{d[0]:+,.0f} {_ci(d[1])}" if d else "")
-        rows.append(row)
-    return _table(head, rows)
-
-
 # ------------------------------------------------------------------------ tables
 # Each renderer draws one table from the records of a study folder: ``folder`` is
 # that folder, ``spec`` its manifest's entry for the table (the records, labels and
@@ -161,57 +117,6 @@ def comparison_table(folder: Path, spec: dict, link: Link) -> str:
     return comparison.markdown(env, entries, data).rstrip("\n")
 
 
-def demo(folder: Path, spec: dict, link: Link) -> str:
-    """The demo's record (``playahead demo --record``)."""
-    from playahead.tools.demo import label
-
-    data = _read(folder, spec["record"])
-    labels = {a["spec"]: label(a["spec"]) for a in data["agents"]}
-    t, cost = data.get("training", {}), []
-    if "ntuple" in t:
-        nt = t["ntuple"]
-        cost.append(f"the n-tuple net trained {nt['games']:,} games in ")
-        cost[-1] += f"{nt['cpu_seconds']:.0f} CPU s"
-    if "ppo" in t:
-        ppo = t["ppo"]
-        cost.append(
-            f"MaskablePPO {ppo['steps']:,} steps in {ppo['cpu_seconds']:.0f} CPU s"
-        )
-    specs = [a["spec"] for a in data["agents"]]
-    learned = [s for s in specs if "path=" in s]
-    search = [s for s in specs if "path=" not in s and s not in ("random", "greedy")]
-    return (
-        f"`{data['command']}`: {data['n_games']} seeded games per agent, seed "
-        f"{data['seed']}; {'; '.join(cost)}.\n\n"
-        + single_table(data, labels, versus="greedy")
-        + "\n\nEach learned agent against each planner, paired over the same games "
-        "(row - column, 95% CI):\n\n" + pair_matrix(data, learned, search, labels)
-    )
-
-
-def pair_matrix(data: dict, rows: list[str], cols: list[str], labels: dict) -> str:
-    """``row - column`` over the same games with its 95% CI, for every pair."""
-    head = ["", *(labels.get(c, c) for c in cols)]
-    pairs = {(r, c): _paired(data, r, c) for r in rows for c in cols}
-    cells = {k: f"{d:+,.0f} {_ci(ci)}" for k, (d, ci) in pairs.items()}
-    body = [[labels.get(r, r), *(cells[r, c] for c in cols)] for r in rows]
-    return _table(head, body)
-
-
-def leaves(folder: Path, spec: dict, link: Link) -> str:
-    """A record's agents and the paired differences of its ``pairs``."""
-    data = _read(folder, spec["record"])
-    rows = []
-    for a, b in spec["pairs"]:
-        d, ci = _paired(data, a, b)
-        rows.append([f"`{a}`", f"`{b}`", f"{d:+,.0f}", _ci(ci)])
-    return (
-        single_table(data)
-        + "\n\nPaired, A - B over the same games:\n\n"
-        + _table(["A", "B", "A - B", "95% CI"], rows, right_from=2)
-    )
-
-
 def strength(folder: Path, spec: dict, link: Link) -> str:
     """:func:`benchmarks.records.strength.readme_table`, records named as paths."""
     from benchmarks.records import strength as s
@@ -238,19 +143,16 @@ def strength_paired(folder: Path, spec: dict, link: Link) -> str:
     return f"`python -m benchmarks strength --setting A --paired B`:\n\n{table}"
 
 
-def markdown_table(folder: Path, spec: dict, link: Link) -> str:
-    """The table rows (``|`` lines) of a Markdown ``file``."""
-    text = (folder / spec["file"]).read_text()
-    return "\n".join(x for x in text.splitlines() if x.startswith("|"))
-
-
-def ntuple_speed(folder: Path, spec: dict, link: Link) -> str:
-    """A training run's TD updates per CPU second (its ``model``)."""
-    m = _read(folder, spec["model"])
-    row = [f"{m['games']:,}", f"{m['updates']:,}", f"{m['cpu_seconds']:.1f}"]
-    row.append(f"{m['updates'] / m['cpu_seconds'] / 1e6:.2f} M")
-    head = ["training games", "TD updates", "CPU s (kernel)", "updates per CPU s"]
-    return _table(head, [row], right_from=0)
+def file_table(folder: Path, spec: dict, link: Link) -> str:
+    """The table a text ``file`` holds: its Markdown table rows (``|`` lines) as they
+    are, or, under the manifest's ``head``, the rows of a box-drawn table (``│``
+    lines) as a speed benchmark printed it."""
+    lines = (folder / spec["file"]).read_text().splitlines()
+    if "head" not in spec:
+        return "\n".join(x for x in lines if x.startswith("|"))
+    rows = [[c.strip() for c in x.strip("│").split("│")] for x in lines if x[:1] == "│"]
+    head = spec["head"]
+    return _table(head, [r[: len(head)] for r in rows], right_from=2)
 
 
 def tdl_speed(folder: Path, spec: dict, link: Link) -> str:
@@ -260,63 +162,33 @@ def tdl_speed(folder: Path, spec: dict, link: Link) -> str:
     recipe's TD updates per wall second with one worker and with two."""
     data = _read(folder, spec["record"])
     ours, tdl = data["ours"], data["tdl2048plus"]
-    their0 = tdl["td0"]
-    theirs = their0["moves"] / their0["cpu_seconds"]
-    rec, their_rec = ours["recipe"]["final"], tdl["recipe"]
+    rec = ours["recipe"]["final"]
+
+    def per_s(run: dict, moves: str) -> tuple[float, str]:
+        rate = run[moves] / run["cpu_seconds"]
+        return rate, f"{rate:,.0f} ({run[moves]:,} moves, {run['cpu_seconds']:.2f} s)"
+
+    theirs, their_cell = per_s(tdl["td0"], "moves")
     rows = []
     for key, what in (("td0_online", "online"), ("td0", "after each game")):
-        td0 = ours[key]["final"]
-        mine = td0["updates"] / td0["cpu_seconds"]
-        rows.append(
-            [
-                f"TD(0) {what}, rate 0.1: moves / CPU s",
-                f"{mine:,.0f} ({td0['updates']:,} moves, {td0['cpu_seconds']:.2f} s)",
-                f"{theirs:,.0f} ({their0['moves']:,} moves, "
-                f"{their0['cpu_seconds']:.2f} s)",
-                f"{mine / theirs:.2f}x",
-            ]
-        )
-    rows += [
-        [
-            "TC + TD(0.5) + restarts: CPU s",
-            f"{rec['cpu_seconds']:.1f}",
-            f"{their_rec['cpu_seconds']:.1f} (`-a 1.0 -l 0.5 -tt restart`)",
-            f"{rec['cpu_seconds'] / their_rec['cpu_seconds']:.2f}x the CPU",
-        ],
-        [
-            "the same net, greedy, 1,000 games",
-            f"{_num(rec['score_mean'])} {_ci(rec['ci95'])}",
-            f"{_num(tdl['eval']['score_mean'])} (`-e 1x1000 -s 7`)",
-            "",
-        ],
-    ]
+        mine, cell = per_s(ours[key]["final"], "updates")
+        row = [f"TD(0) {what}, rate 0.1: moves / CPU s", cell, their_cell]
+        rows.append([*row, f"{mine / theirs:.2f}x"])
+    cpu, their_cpu = rec["cpu_seconds"], tdl["recipe"]["cpu_seconds"]
+    flags = f"{their_cpu:.1f} (`-a 1.0 -l 0.5 -tt restart`)"
+    ratio = f"{cpu / their_cpu:.2f}x the CPU"
+    rows.append(["TC + TD(0.5) + restarts: CPU s", f"{cpu:.1f}", flags, ratio])
+    greedy = f"{_num(rec['score_mean'])} {_ci(rec['ci95'])}"
+    flags = f"{_num(tdl['eval']['score_mean'])} (`-e 1x1000 -s 7`)"
+    rows.append(["the same net, greedy, 1,000 games", greedy, flags, ""])
     if spec.get("workers"):
         w = _read(folder, spec["workers"])
         one, two = w["runs"]["1"], w["runs"]["2"]
-        rows.append(
-            [
-                f"the recipe, {one['games']:,} games: TD updates / wall s, "
-                "1 and 2 workers",
-                f"{one['updates_per_wall_s']:,.0f}; {two['updates_per_wall_s']:,.0f}",
-                "",
-                f"{w['speedup']:.2f}x with 2",
-            ]
-        )
+        what = f"the recipe, {one['games']:,} games: TD updates / wall s, 1 and 2"
+        walls = f"{one['updates_per_wall_s']:,.0f}; {two['updates_per_wall_s']:,.0f}"
+        rows.append([f"{what} workers", walls, "", f"{w['speedup']:.2f}x with 2"])
     head = [f"{rec['games']:,} games from zeros", "ours", "TDL2048+", "ratio"]
     return _table(head, rows, right_from=4)
-
-
-def box_table(folder: Path, spec: dict, link: Link) -> str:
-    """A box-drawn table as a speed benchmark printed it (the ``│`` lines of
-    ``file``), under the manifest's ``head``."""
-    text = (folder / spec["file"]).read_text()
-    rows = [
-        [c.strip() for c in line.strip("│").split("│")]
-        for line in text.splitlines()
-        if line.startswith("│")
-    ]
-    head = spec["head"]
-    return _table(head, [r[: len(head)] for r in rows], right_from=2)
 
 
 def _progress_rows(folder: Path, progress: str) -> dict[int, dict]:
@@ -344,24 +216,19 @@ def curves(folder: Path, spec: dict, link: Link) -> str:
         row = [f"{games:,}"]
         for _, rows in runs:
             r = rows.get(games)
-            row += (
-                [
-                    _num(float(r["train_score_mean"])),
-                    _num(float(r["eval_score_mean"])),
-                    f"{float(r['cpu_seconds']) / 3600:.2f}",
-                ]
-                if r
-                else ["", "", ""]
-            )
+            if r is None:
+                row += ["", "", ""]
+                continue
+            row += [_num(float(r[k])) for k in ("train_score_mean", "eval_score_mean")]
+            row.append(f"{float(r['cpu_seconds']) / 3600:.2f}")
         out.append(row)
     return _table(head, out, right_from=0)
 
 
-def _record_row(label: str, games: list[dict]) -> tuple[list[str], np.ndarray]:
-    g, moves = _Games(games), np.array([x["moves"] for x in games], float)
-    ms = float((np.array([x["ms_per_move"] for x in games]) * moves).sum())
-    row = [label, str(g.n), _num(g.mean), _ci(g.ci), g.reach[3072], g.reach[6144]]
-    return [*row, _ms(ms / moves.sum() / 1000)], g.scores
+def _difference(a, b) -> str:
+    """``a - b`` over the same games with its 95% interval, as a cell."""
+    d, ci = _pair(a, b)
+    return f"{d:+,.0f} {_ci(ci)}"
 
 
 def default_searches(folder: Path, spec: dict, link: Link) -> str:
@@ -375,95 +242,32 @@ def default_searches(folder: Path, spec: dict, link: Link) -> str:
     head = ["search", "games", "mean", "95% CI", "3072", "6144"]
     head += ["ms/move", spec["versus_head"]]
     rows = []
+
+    def add(label: str, g: _Games | _Agent, base: _Games | None = None) -> None:
+        row = [label, str(g.n), _num(g.mean), _ci(g.ci), g.reach[3072], g.reach[6144]]
+        paired = "" if base is None else _difference(g.scores, base.scores)
+        rows.append([*row, _ms(g.ms), paired])
+
     for name, label in spec["searches"]:
-        agent = _read(folder, name)["agents"][0]
-        n = len(agent["scores"])
-        base = games[:n]
-        assert [g["index"] for g in base] == list(range(n)), "the record's games 0.."
-        row, scores = _record_row(spec["before_label"].format(last=n - 1), base)
-        rows.append([*row, ""])
-        d, ci = _pair(agent["scores"], scores)
-        row = [label, str(n), _num(agent["mean"]), _ci(agent["ci95"])]
-        row += [*_reach(agent, ["3072", "6144"]), _ms(agent["seconds_per_move"])]
-        rows.append([*row, f"{d:+,.0f} {_ci(ci)}"])
-    now_record, now_label, now_name = spec["now"]
-    now = {g["index"]: g for g in _read(folder, now_record)["games"]}
+        agent = _Agent(_read(folder, name))
+        base = _Games(games[: len(agent.scores)])
+        assert [g["index"] for g in base.games] == list(range(base.n)), "the games 0.."
+        add(spec["before_label"].format(last=base.n - 1), base)
+        add(label, agent, base)
+    now = {g["index"] for g in _read(folder, spec["now"][0])["games"]}
     common = [g for g in games if g["index"] in now]
     if common:
-        row, scores = _record_row(
-            spec["common_label"].format(games=len(common)), common
-        )
-        rows.append([*row, ""])
-        runs = []  # (whose default, its scores on the common games), in order
+        base = _Games(common)
+        add(spec["common_label"].format(games=len(common)), base)
+        runs = []  # (whose default, its games of the common ones), in order
         for record, label, name in [*spec["later"], spec["now"]]:
             later = {g["index"]: g for g in _read(folder, record)["games"]}
-            row, last = _record_row(label, [later[g["index"]] for g in common])
-            d, ci = _pair(last, scores)
-            rows.append([*row, f"{d:+,.0f} {_ci(ci)}"])
-            runs.append((name, last))
+            runs.append((name, _Games([later[g["index"]] for g in common])))
+            add(label, runs[-1][1], base)
         for (before, old), (after, new) in itertools.pairwise(runs):
-            d, ci = _pair(new, old)
             label = f"{after} against {before}, paired"
-            rows.append([label, *[""] * 6, f"{d:+,.0f} {_ci(ci)}"])
+            rows.append([label, *[""] * 6, _difference(new.scores, old.scores)])
     return _table(head, rows, right_from=1)
-
-
-def _played_on(folder: Path, records: list[list]):
-    """The records of a play-on table (``[record, label, the record it is compared
-    with or null]``), in order: ``(row number, label, games, compared)``,
-    ``compared`` the games and number of the row named, or None. A compared row
-    holds the same positions and deals."""
-    loaded: dict[str, tuple[int, list]] = {}
-    for number, (name, label, versus) in enumerate(records, 1):
-        games = _read(folder, name)["games"]
-        loaded[name] = (number, games)
-        compared = None
-        if versus is not None:
-            compared = loaded[versus]
-            assert len(compared[1]) == len(games), "the same positions and deals"
-        yield number, label, games, compared
-
-
-def _scores(games: list[dict]) -> np.ndarray:
-    return np.array([g["score"] for g in games], float)
-
-
-def played_to(folder: Path, spec: dict, link: Link) -> str:
-    """Each net played on from the same positions until a ``card`` (``--stop-at``):
-    how often it got there, the score it stopped at, the paired differences."""
-    from playahead.evaluate.stats import paired_difference
-
-    card = spec["card"]
-
-    def reached(games):
-        return np.array([g["max_tile"] >= card for g in games], float)
-
-    head = ["net and search", "games", str(card), "95% CI", "mean score at the stop"]
-    head += ["moves on", f"vs the row named, paired: {card}", "score"]
-    rows = []
-    for number, label, games, compared in _played_on(folder, spec["rows"]):
-        got, mine = reached(games), _scores(games)
-        lo, hi = _boot(got)
-        vs_made = vs_score = ""
-        if compared is not None:
-            other, theirs = compared
-            rng = np.random.default_rng(0)
-            d, dlo, dhi = paired_difference(got, reached(theirs), rng, 2000)
-            vs_made = f"{100 * d:+.1f} pt [{100 * dlo:+.1f}, {100 * dhi:+.1f}]"
-            vs_made += f" (row {other})"
-            d, dlo, dhi = paired_difference(mine, _scores(theirs), rng, 2000)
-            vs_score = f"{d:+,.0f} {_ci([dlo, dhi])}"
-        row = [f"{number}. {label}", str(len(games))]
-        row += [f"{int(got.sum())} ({100 * got.mean():.0f}%)"]
-        row += [f"[{100 * lo:.0f}%, {100 * hi:.0f}%]", _num(mine.mean())]
-        moves = np.mean([g["moves"] for g in games])
-        rows.append([*row, f"{moves:.0f}", vs_made, vs_score])
-    return _table(head, rows, right_from=1)
-
-
-def _training_hours(folder: Path, progress: str, games: int) -> float:
-    """CPU hours a training run had spent at ``games`` (its ``progress.csv`` row)."""
-    return float(_progress_rows(folder, progress)[games]["cpu_seconds"]) / 3600
 
 
 def _our_row(folder: Path, entry: dict) -> list[str]:
@@ -473,21 +277,19 @@ def _our_row(folder: Path, entry: dict) -> list[str]:
     from benchmarks.records.strength import SETTINGS
 
     data = _read(folder, entry["record"])
-    training = ""
     if "spec" in entry:
         agent = next(a for a in data["agents"] if a["spec"] == entry["spec"])
         scores, tops = np.array(agent["scores"], float), np.array(agent["max_tiles"])
         ms = f"{_ms(agent['seconds_per_move'])} ms"
         training = _cost(data, entry["spec"])
     else:
-        scores = np.array([g["score"] for g in data["games"]], float)
-        tops = np.array([g["max_tile"] for g in data["games"]])
-        ms = ""
-        if "summary" in data and "ms_per_move_mean" in data["summary"]:
-            ms = f"{data['summary']['ms_per_move_mean']:.1f} ms"
+        games = _Games(data["games"])
+        scores, tops, training = games.scores, games.tops, ""
+        ms = data.get("summary", {}).get("ms_per_move_mean")
+        ms = "" if ms is None else f"{ms:.1f} ms"
     if "training" in entry:
         progress, games = entry["training"]
-        hours = _training_hours(folder, progress, games)
+        hours = float(_progress_rows(folder, progress)[games]["cpu_seconds"]) / 3600
         training = f"{hours:.1f} CPU h ({games:,} games)"
     played = f"{len(scores):,}"
     planned = SETTINGS[entry["setting"]].games if "setting" in entry else len(scores)
@@ -540,32 +342,59 @@ def _boot(values) -> tuple[float, float]:
     return bootstrap_mean_ci(np.asarray(values, float), np.random.default_rng(0), 2000)
 
 
-def _pair(a, b) -> tuple[float, list[float]]:
-    """``a - b`` over the same games and its 95% bootstrap interval (seed 0)."""
+def _pair(a, b, rng=None) -> tuple[float, list[float]]:
+    """``a - b`` over the same games and its 95% bootstrap interval (2,000 draws
+    from ``rng``, by default a generator seeded 0)."""
     from playahead.evaluate.stats import paired_difference
 
-    d, lo, hi = paired_difference(a, b, np.random.default_rng(0), 2000)
+    rng = np.random.default_rng(0) if rng is None else rng
+    d, lo, hi = paired_difference(a, b, rng, 2000)
     return d, [lo, hi]
+
+
+class _ByKey(dict):
+    """A dict whose values ``of(key)`` makes on first use."""
+
+    def __init__(self, of):
+        super().__init__()
+        self.of = of
+
+    def __missing__(self, key):
+        self[key] = value = self.of(key)
+        return value
+
+
+def _reach(agent: dict) -> _ByKey:
+    """By tile, the share of an evaluator agent's games that reached it (``"63%"``)."""
+    return _ByKey(lambda t: f"{100 * agent['milestones'][str(t)]:.0f}%")
 
 
 class _Games:
     """The ``games`` of a record, for cell templates: ``n``, ``mean``, ``ci`` (of
-    the scores), ``moves`` (mean), and by tile ``reach[T]`` (``"63%"``), ``made[T]``
-    (a count) and ``share[T]`` (its percentage)."""
+    the scores), ``moves`` (mean), ``ms`` (seconds a move), and by tile ``reach[T]``
+    (``"63%"``), ``made[T]`` (a count), ``share[T]`` (its percentage) and
+    ``share_ci[T]`` (that percentage's 95% interval)."""
 
     def __init__(self, games: list[dict]):
-        self.n = len(games)
+        self.games, self.n = games, len(games)
         self.scores = np.array([g["score"] for g in games], float)
         self.mean = self.scores.mean()
         self.moves = np.mean([g["moves"] for g in games])
-        tops = np.array([g["max_tile"] for g in games])
-        self.reach = _ByTile(lambda t: f"{100 * (tops >= t).mean():.0f}%")
-        self.made = _ByTile(lambda t: int((tops >= t).sum()))
-        self.share = _ByTile(lambda t: 100 * int((tops >= t).sum()) / self.n)
+        self.tops = tops = np.array([g["max_tile"] for g in games])
+        self.reach = _ByKey(lambda t: f"{100 * (tops >= t).mean():.0f}%")
+        self.made = _ByKey(lambda t: int((tops >= t).sum()))
+        self.share = _ByKey(lambda t: 100 * int((tops >= t).sum()) / self.n)
+        self.share_ci = _ByKey(lambda t: [100 * x for x in _boot(tops >= t)])
 
     @functools.cached_property
     def ci(self) -> tuple[float, float]:
         return _boot(self.scores)
+
+    @functools.cached_property
+    def ms(self) -> float:
+        moves = np.array([g["moves"] for g in self.games], float)
+        ms = np.array([g["ms_per_move"] for g in self.games]) * moves
+        return float(ms.sum()) / moves.sum() / 1000
 
     @staticmethod
     def of(record: dict) -> _Games | _Agent:
@@ -584,17 +413,50 @@ class _Agent:
         a = record["agents"][0]
         self.n, self.mean, self.ci = a["games"], a["mean"], a["ci95"]
         self.ms, self.scores = a["seconds_per_move"], np.array(a["scores"], float)
-        self.reach = _ByTile(lambda t: f"{100 * a['milestones'][str(t)]:.0f}%")
+        self.reach = _reach(a)
         self.option = parse_spec(a["spec"])[1]
 
 
-class _ByTile(dict):
-    def __init__(self, of):
-        super().__init__()
-        self.of = of
+class _Versus:
+    """A row's games paired with another row's, the first ``n`` games of each (game
+    i: one deal): ``d`` and ``ci`` of the scores, by tile ``share[T]`` (``d``, ``ci``
+    of reaching it, in percentage points), and ``row``, the other row's number. The
+    pairs draw from one generator seeded 0, in the order the cells ask for them."""
 
-    def __missing__(self, tile):
-        return self.of(tile)
+    def __init__(self, mine: _Games | _Agent, other: _Games | _Agent, row: int):
+        self.n, self.row = min(len(mine.scores), len(other.scores)), row
+        self.rng, self.mine, self.other = np.random.default_rng(0), mine, other
+        self.share = _ByKey(self._share)
+
+    @functools.cached_property
+    def _scores(self) -> tuple[float, list[float]]:
+        n = self.n
+        return _pair(self.mine.scores[:n], self.other.scores[:n], self.rng)
+
+    d = property(lambda self: self._scores[0])
+    ci = property(lambda self: self._scores[1])
+
+    def _share(self, tile: int) -> types.SimpleNamespace:
+        a, b = (x.tops[: self.n] >= tile for x in (self.mine, self.other))
+        d, (lo, hi) = _pair(a, b, self.rng)
+        return types.SimpleNamespace(d=100 * d, ci=[100 * lo, 100 * hi])
+
+
+def _stored_pair(record: dict, name: str, other: str) -> types.SimpleNamespace | None:
+    """Agent ``name`` against ``other`` in a record's ``pairs`` (None if no pair):
+    ``d`` and ``ci`` of ``name - other`` over the same games (one player), or
+    ``result``, W-D-L from ``name``'s side (two players)."""
+    for p in record["pairs"]:
+        if (p["a"], p["b"]) not in ((name, other), (other, name)):
+            continue
+        if "wins" in p:
+            w, dr, lo = p["wins"], p["draws"], p["losses"]
+            won = f"{w}-{dr}-{lo}" if p["a"] == name else f"{lo}-{dr}-{w}"
+            return types.SimpleNamespace(result=won)
+        sign = 1 if p["a"] == name else -1
+        lo, hi = sorted(sign * x for x in p["ci95"])
+        return types.SimpleNamespace(d=sign * p["mean_difference"], ci=[lo, hi])
+    return None
 
 
 class _Missing(Exception):
@@ -611,11 +473,13 @@ class _Cells(string.Formatter):
     SPECS["top2"] = lambda m: ", ".join(
         f"{t} in {100 * v:.0f}%" for t, v in [(t, v) for t, v in m.items() if v][-2:]
     )
+    #: a training run's TD updates per CPU second: ``model:mups`` (``1.15 M``)
+    SPECS["mups"] = lambda m: f"{m['updates'] / m['cpu_seconds'] / 1e6:.2f} M"
 
     def get_field(self, name, args, kwargs):
         try:
             value, key = super().get_field(name, args, kwargs)
-        except (KeyError, TypeError, IndexError):
+        except (KeyError, TypeError, IndexError, AttributeError):
             raise _Missing from None
         if value is None:
             raise _Missing
@@ -641,39 +505,40 @@ def rows_table(folder: Path, spec: dict, link: Link) -> str:
 
     * ``n``, the row's number;
     * ``games``: :class:`_Games` of the record ``games`` names (default
-      ``record``), and ``vs``, those games paired (``d``, ``ci``, ``n`` games both
-      played, the other ``row``) with the first row's (``versus: "first"``) or with
-      the row whose record its value ``versus`` names;
-    * for a row with a ``record`` and an agent ``spec``: ``agent``, its entry in the
-      record, ``label`` (the manifest's ``labels``, else the spec), ``reach[T]``,
-      and against ``versus_agent`` its paired difference ``pair`` (``d``, ``ci``)
-      and its ``result`` (``W-D-L``).
+      ``record``), and ``vs``, those games paired (:class:`_Versus`) with the first
+      row's (``versus: "first"``) or with the row whose record its value ``versus``
+      names;
+    * for a row with an agent ``spec`` (of its ``record``, by default the record
+      ``agents`` names): ``agent``, its entry in the record, ``label`` (the
+      manifest's ``labels``, else the spec), ``reach[T]``, ``pair[OTHER]``, its
+      stored pair with agent OTHER (``d``, ``ci``; or ``result``, W-D-L), and
+      ``vs``, its pair with the agent its value ``versus`` names.
 
     ``right_from``: the first right-aligned column (default 1)."""
     cells, rows, seen, first = _Cells(), [], {}, None
     games_of, versus = spec.get("games", "record"), spec.get("versus")
-    entries, names = spec.get("rows"), spec.get("row")
-    if "agents" in spec:
-        record = _read(folder, spec["agents"])
+    entries, names = spec.get("rows"), spec.get("row", ["spec"])
+    record = _read(folder, spec["agents"]) if "agents" in spec else None
+    if entries is None:
         agents = record["agents"]
         if "sort" in spec:
             agents = sorted(agents, key=lambda a: -a[spec["sort"]])
-        entries, names = [[record, a["spec"]] for a in agents], ["record", "spec"]
+        entries = [[a["spec"]] for a in agents]
     for number, entry in enumerate(entries, 1):
         values = dict(zip(names, entry, strict=True))
-        row = {"n": number}
+        row = {"n": number, "record": record}
         for key, value in values.items():
             json_file = isinstance(value, str) and value.endswith(".json")
             row[key] = _read(folder, value) if json_file and key != versus else value
         if "spec" in values:
-            row = _agent_values(row["record"], values["spec"], spec) | row
+            labels = spec.get("labels", {})
+            row = _agent_values(row["record"], values["spec"], labels) | row
+            row["vs"] = row["pair"][values[versus]] if versus in values else None
         elif games_of in values:
             row["games"] = mine = _Games.of(row[games_of])
             other = first if versus == "first" else seen.get(values.get(versus))
             if other is not None and other[1] is not mine:
-                n = min(len(mine.scores), len(other[1].scores))  # game i: one deal
-                d, ci = _pair(mine.scores[:n], other[1].scores[:n])
-                row["vs"] = types.SimpleNamespace(d=d, ci=ci, n=n, row=other[0])
+                row["vs"] = _Versus(mine, other[1], other[0])
             seen[values[games_of]] = (number, mine)
             first = first or seen[values[games_of]]
         rows.append([cells.cell(template, row) for _, template in spec["columns"]])
@@ -681,41 +546,43 @@ def rows_table(folder: Path, spec: dict, link: Link) -> str:
     return _table(head, rows, right_from=spec.get("right_from", 1))
 
 
-def _agent_values(record: dict, name: str, spec: dict) -> dict:
+def _agent_values(record: dict, name: str, labels: dict) -> dict:
     """The values of agent ``name``'s row of ``record`` (:func:`rows_table`)."""
     a = next(a for a in record["agents"] if a["spec"] == name)
-    out = {"agent": a, "label": spec.get("labels", {}).get(name, f"`{name}`")}
-    out["reach"] = _ByTile(lambda t: f"{100 * a['milestones'][str(t)]:.0f}%")
-    other = spec.get("versus_agent")
-    for r in record["pairs"] if other not in (None, name) else ():
-        if {r["a"], r["b"]} != {name, other}:
-            continue
-        if "wins" in r:  # two players: W-D-L from this agent's side
-            w, dr, lo = r["wins"], r["draws"], r["losses"]
-            out["result"] = f"{w}-{dr}-{lo}" if r["a"] == name else f"{lo}-{dr}-{w}"
-        else:
-            d, ci = _paired(record, name, other)
-            out["pair"] = types.SimpleNamespace(d=d, ci=ci)
-    return out
+    return {
+        "agent": a,
+        "label": labels.get(name, f"`{name}`"),
+        "reach": _reach(a),
+        "pair": _ByKey(lambda other: _stored_pair(record, name, other)),
+    }
+
+
+def parts(folder: Path, spec: dict, link: Link) -> str:
+    """Text and tables in turn (``parts``): a string is a template
+    (:class:`_Cells`) over ``record``, the record the manifest names, if any; a
+    dict, a table of its own ``kind``."""
+    values = {"record": _read(folder, spec["record"])} if "record" in spec else {}
+    return "".join(
+        _Cells().cell(part, values)
+        if isinstance(part, str)
+        else KINDS[part["kind"]](folder, part, link)
+        for part in spec["parts"]
+    )
 
 
 #: A manifest table's ``kind`` -> its renderer.
 KINDS: dict[str, Callable[[Path, dict, Link], str]] = {
     "rows": rows_table,
+    "parts": parts,
     "headline": headline,
     "field": field,
     "comparison": comparison_table,
-    "demo": demo,
-    "leaves": leaves,
     "strength": strength,
     "strength-paired": strength_paired,
-    "markdown-table": markdown_table,
-    "ntuple-speed": ntuple_speed,
-    "box-table": box_table,
+    "file": file_table,
     "curves": curves,
     "tdl-speed": tdl_speed,
     "default-searches": default_searches,
-    "played-to": played_to,
 }
 
 
