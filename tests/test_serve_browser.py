@@ -119,8 +119,13 @@ def test_connect4_click_a_column_against_the_opponent(page):
     page.keyboard.press("h")
     page.wait_for_selector("#hint tr.best")
     assert page.locator("#hint tbody tr").count() == 7
+    # two discs: beyond the page's solver budget, so minimax's values, an estimate
     units = {VALUE_UNITS["heuristic"], VALUE_UNITS["solved"]}  # minimax's two kinds
     assert page.inner_text("#hint th.value") in units
+    assert page.get_attribute("#hint", "data-exact") == "false"
+    note = page.inner_text("#hint-note")
+    assert note.startswith("solver in ") and "estimate: not solved within" in note
+    assert page.locator("#hint td.value.estimate").count() == 7
     assert page.errors == []
 
 

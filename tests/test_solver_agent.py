@@ -54,7 +54,26 @@ def test_unsolved_position_falls_back_to_minimax():
     analysis = make_agent("solver:budget=1000", seed=0).analyze(env_after("4"))
     assert analysis.stats["solved"] is False
     assert analysis.stats["fallback"] == "minimax"
+    assert analysis.stats["budget"] == analysis.stats["nodes"] == 1000
+    assert analysis.stats["fallback_budget"] == 1_000_000
     assert env_after("4").unwrapped.action_masks()[analysis.action]
+
+
+def test_hints_say_whether_the_values_are_exact():
+    """Solved: exact; the fallback's values: an estimate, named with the solver's
+    budget (not minimax's) in the hint's note."""
+    from playahead.tools.hint import exactness, hint
+
+    solved = make_agent("solver", seed=0).analyze(env_after(LATE))
+    exact, line = exactness(solved)
+    assert exact and line.startswith("exact: solved by the Connect Four solver (")
+    board = "/".join(["......."] * 5 + ["...x..."])
+    result = hint("connect4", board, agent="solver:budget=1000")
+    assert exactness(result.analysis)[0] is False
+    assert result.note.startswith(
+        "estimate: not solved within the solver's 1,000 nodes; minimax's values "
+    )
+    assert "--agent 'solver:budget=NODES'" in result.note
 
 
 @pytest.mark.parametrize("spec", ["solver:budget=0", "solver:budget=1000000000000"])

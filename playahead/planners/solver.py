@@ -11,9 +11,10 @@ agent's seeded generator.
 When the budget runs out before every column is exact (early positions), the move
 comes from ``minimax`` with a budget of ``fallback_budget`` nodes, among the columns
 whose proven upper bound reaches the best proven lower bound; the analysis then
-carries minimax's values and ``value_kind`` and ``stats["solved"] = False``.
-``stats`` always holds the solver's ``lower`` and ``upper`` bounds per column and its
-``nodes``. At the default budget it keeps the best outcome in 469 of the 472
+carries minimax's values and ``value_kind`` and ``stats["solved"] = False``, with
+minimax's ``depth``, ``fallback_nodes`` and ``fallback_budget``. ``stats`` always
+holds the solver's ``lower`` and ``upper`` bounds per column, its ``nodes`` and its
+``budget``. At the default budget it keeps the best outcome in 469 of the 472
 positions of the Connect Four test set where the choice matters; the three others,
 of 4 and 6 discs, were not solved within it
 (``benchmarks/results/c4-testset/records/solver.json``).
@@ -75,6 +76,7 @@ class SolverAgent(Planner):
         result = self._solver.analyze(root.env.clone_state().position, self.budget)
         stats = {
             "nodes": result.nodes,
+            "budget": self.budget,
             "solved": result.solved,
             "lower": list(result.lower),
             "upper": list(result.upper),
@@ -105,6 +107,7 @@ class SolverAgent(Planner):
         action = int(best[rng.integers(best.size)])
         stats = {**analysis.stats, "fallback": "minimax", **stats}
         stats["fallback_nodes"] = analysis.stats.get("nodes")
+        stats["fallback_budget"] = self.fallback_budget
         return Analysis(action, values, None, analysis.value_kind, stats)
 
 

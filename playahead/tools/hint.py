@@ -19,16 +19,16 @@ exactly the env's rules, and analysed by a planner (``--agent``, default: expect
 for 2048 and Threes, on Threes with the n-tuple net playahead ships at its
 leaves; minimax for the other two-player games; in Connect Four the exact solver,
 ``solver``: every column's Pons score, e.g. ``+3  solved: win with your 19th disc``,
-with minimax's values where the position is not solved within its node budget:
-:mod:`playahead.planners.solver`). Each legal move is printed with its value, best
-first, under a line naming the values' unit (``values: expected final score`` when the
-planner's ``value_kind`` is ``"score"``, shown as ``412,300``; ``heuristic value, not
-points`` for expectimax's hand-made evaluators), and one line saying what the value
-means. The default search's values on Threes and 2048 are shown in points: mapped to
-the final score the default reaches from the position
-(:func:`playahead.tools.calibration.calibrate`; a move that ends the game, at the
-game's final score). Moves are named as in ``play`` and
-``watch``: tic-tac-toe cells and Connect Four columns count from 0 (the env's actions).
+with minimax's values where the position is not solved within its node budget, under
+a line saying they are an estimate: :mod:`playahead.planners.solver`). Each legal move
+is printed with its value, best first, under a line naming the values' unit
+(``values: expected final score`` when the planner's ``value_kind`` is ``"score"``,
+shown as ``412,300``; ``heuristic value, not points`` for expectimax's hand-made
+evaluators), and one line saying what the value means. The default search's values on
+Threes and 2048 are shown in points: mapped to the final score the default reaches
+from the position (:func:`playahead.tools.calibration.calibrate`; a move that ends the
+game, at the game's final score). Moves are named as in ``play`` and ``watch``:
+tic-tac-toe cells and Connect Four columns count from 0 (the env's actions).
 
 Inputs and search are capped: piles up to 100, board files up to 64 KiB (see
 :mod:`playahead.tools.positions`), simulations and rollouts up to
@@ -250,8 +250,49 @@ def hint(
         )
         for a in legal
     )
-    note = _time_note(planner, analysis) or _budget_note(planner, analysis)
+    note = (
+        _time_note(planner, analysis)
+        or _fallback_note(analysis)
+        or _budget_note(planner, analysis)
+    )
     return Hint(f"{name} ({text})", spec, moves, analysis, note)
+
+
+def exactness(analysis) -> tuple[bool, str]:
+    """Whether every value of a two-player ``analysis`` is exact, and one line that
+    says which: ``(True, "exact: solved by the Connect Four solver (1,234 nodes)")``,
+    ``(False, "estimate: minimax's values 11 plies ahead, ...")``. Values that are
+    neither solved nor depth-limited (expected scores, sampled results) give
+    ``(False, "")``."""
+    stats, kind = analysis.stats, analysis.value_kind
+    if kind == "pons_score":
+        nodes = stats.get("nodes", 0)
+        return True, f"exact: solved by the Connect Four solver ({nodes:,} nodes)"
+    unsolved = ""
+    if stats.get("fallback") == "minimax":
+        unsolved = f"not solved within the solver's {stats['budget']:,} nodes; "
+    if kind == "solved":
+        return True, f"exact: {unsolved}every move solved by minimax (win, draw, loss)"
+    if kind == "heuristic":
+        legal = int(np.isfinite(np.asarray(analysis.values, dtype=float)).sum())
+        proven = sum(bool(e) for e in stats.get("exact", ()))
+        depth = stats.get("depth", "?")
+        return False, (
+            f"estimate: {unsolved}minimax's values {depth} plies ahead, not exact "
+            f"({proven} of {legal} moves solved)"
+        )
+    return False, ""
+
+
+def _fallback_note(analysis) -> str:
+    """A line saying the solver did not solve the position and what the values are
+    instead ("" if it solved it, or another planner ran)."""
+    if analysis.stats.get("fallback") != "minimax":
+        return ""
+    return (
+        f"{exactness(analysis)[1]}; allow the solver more with --agent "
+        f"'solver:budget=NODES' (at most {MAX_NODES:,})"
+    )
 
 
 def _time_note(planner, analysis) -> str:

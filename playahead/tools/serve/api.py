@@ -31,10 +31,15 @@ a field of the wrong type or range (:mod:`playahead.tools.serve.models`)):
   ``unit`` (what the values are: ``"expected final score"`` for ``value_kind
   "score"``, else e.g. ``"heuristic value, not points"``; the default search's values
   are calibrated to final scores as ``playahead hint`` shows them,
-  :mod:`playahead.tools.calibration`), ``values``, ``visits``,
-  ``stats``. ``agent`` is a planner spec such
-  as ``"mcts:n_simulations=400"``; ``settings`` (e.g. ``{"depth": 3}``) override its
-  options.
+  :mod:`playahead.tools.calibration`), ``values``, ``visits``, ``exact`` (every
+  value solved: the game's value from that move), ``exact_moves`` (the moves whose
+  value is solved), ``note`` (one line the page shows: ``"exact: solved by the
+  Connect Four solver (1,234 nodes)"`` or ``"estimate: ..."`` for a depth-limited
+  search, ``""`` for values that are neither; :func:`playahead.tools.hint.exactness`)
+  and ``stats``. ``agent`` is a planner spec such as ``"mcts:n_simulations=400"``
+  (default: :func:`page_default`; Connect Four's is the exact ``solver`` within
+  :data:`models.PAGE_BUDGETS` nodes, minimax's estimate where it does not solve the
+  position within them); ``settings`` (e.g. ``{"depth": 3}``) override its options.
 
 A view is ``{"game", "state", "done", "legal", "labels", "kind", "board", "info",
 "text"}``: ``board`` is ``env.board`` as nested lists (faces for Threes and 2048),
@@ -94,7 +99,22 @@ from playahead.tools.serve.models import SETTINGS
 from playahead.tools.serve.states import ApiError, decode_state, plain, state_to_json
 
 #: Agents the API builds (search planners only: no agent reads files).
-PLANNERS = ("random", "greedy", "mc", "lookahead", "mcts", "expectimax", "minimax")
+PLANNERS = (
+    "random",
+    "greedy",
+    "mc",
+    "lookahead",
+    "mcts",
+    "expectimax",
+    "minimax",
+    "solver",
+)
+#: The page's planner for a game where it differs from the tools' default
+#: (:func:`~playahead.tools.games.default_agent`, which ``play`` uses):
+#: Connect Four's hints and reviews come from the exact solver, within the page's node
+#: budget (:data:`models.PAGE_BUDGETS`), and from its minimax fallback, labelled an
+#: estimate, where it does not solve the position within it.
+PAGE_DEFAULTS = {"connect4": "solver"}
 #: Longest search of one request, in seconds (the planners' ``time_limit``).
 MAX_SECONDS = 10.0
 #: Most playouts a two-player ``lookahead`` may plan (legal moves ** depth * n_sims):
@@ -310,7 +330,7 @@ def api_games(max_seconds: float = MAX_SECONDS) -> dict:
                 "env_id": g.env_id,
                 "num_players": g.num_players,
                 "options": {k: t.__name__ for k, t in g.rules.items()},
-                "default_agent": default_agent(g),
+                "default_agent": page_default(g),
             }
             for g in GAMES.values()
         ],
@@ -398,6 +418,8 @@ def api_agents(max_seconds: float = MAX_SECONDS) -> dict:
             cap = models.PLANNER_CAPS.get(name, {}).get(key, caps.get(key))
             if key == "budget" and cap is not None:
                 cap = min(cap, caps["budget"])
+            if key == "budget" and name in models.PAGE_BUDGETS:
+                default = min(models.PAGE_BUDGETS[name], cap)
             options.append(
                 {
                     "name": key,
@@ -464,9 +486,18 @@ def api_hint(req: models.HintRequest, max_seconds: float = MAX_SECONDS) -> dict:
     return hint_body(env, spec, _analyze(game, env, spec, planner))
 
 
+def page_default(game: Game) -> str:
+    """The planner spec of the page's hints, reviews and autoplay in ``game`` when the
+    request names none: :data:`PAGE_DEFAULTS`, else the tools' default."""
+    spec = PAGE_DEFAULTS.get(game.name)
+    if spec is not None and parse_spec(spec)[0] in available_agents():
+        return spec
+    return default_agent(game)
+
+
 def _planner(game: Game, env, agent, settings, max_seconds: float):
-    """``(spec, planner)`` of a request, capped (the game's default agent if none)."""
-    spec = agent or default_agent(game)
+    """``(spec, planner)`` of a request, capped (:func:`page_default` if none)."""
+    spec = agent or page_default(game)
     planner = build_planner(
         spec, settings, np.random.default_rng(), max_seconds, game.env_id
     )
@@ -487,7 +518,15 @@ def _analyze(game: Game, env, spec: str, planner):
 
 def hint_body(env, spec: str, analysis) -> dict:
     """The body of a hint (see the module docstring) from an analysis of ``env``."""
+    from playahead.tools.hint import exactness
+
     kind = analysis.value_kind
+    exact, note = exactness(analysis)
+    if kind == "pons_score":
+        exact_moves = [a for a, _ in analysis.ranked()]
+    else:
+        proven = analysis.stats.get("exact") or ()
+        exact_moves = [a for a, _ in analysis.ranked() if a < len(proven) and proven[a]]
     stats = {
         k: v
         for k, v in analysis.stats.items()
@@ -511,6 +550,9 @@ def hint_body(env, spec: str, analysis) -> dict:
             ],
             "values": analysis.values,
             "visits": analysis.visits,
+            "exact": exact,
+            "exact_moves": exact_moves,
+            "note": note,
             "stats": stats,
         }
     )
@@ -736,6 +778,8 @@ def warm_up() -> None:
                 continue
             try:
                 budget = {"n_simulations": 8, "n_rollouts": 8, "n_sims": 2, "depth": 1}
+                if name == "solver":  # the empty board: a small search, then minimax
+                    budget = {"budget": 1_000, "fallback_budget": 1_000}
                 keep = {k: v for k, v in budget.items() if takes_option(name, k)}
                 make_agent(name, seed=0, **keep).analyze(env)
             except ValueError:

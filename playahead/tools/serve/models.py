@@ -42,14 +42,22 @@ CAPS = {
 
 #: Tighter caps of one planner (lookahead's work grows as moves ** depth, without
 #: looking at the clock inside a sample; expectimax's as chance ** depth; minimax's
-#: budget, since :data:`~playahead.tools.games.NODES_PER_SECOND` is sized for
-#: expectimax's nodes, not for alpha-beta's: ``python -m benchmarks planners`` prints
-#: the Connect Four node rate).
+#: and the Connect Four solver's budget, since
+#: :data:`~playahead.tools.games.NODES_PER_SECOND` is sized for expectimax's nodes,
+#: not for alpha-beta's: ``python -m benchmarks planners`` prints the Connect Four node
+#: rate).
 PLANNER_CAPS = {
     "lookahead": {"depth": 4},
     "expectimax": {"depth": 6},
     "minimax": {"budget": 20_000_000},
+    "solver": {"budget": 20_000_000},
 }
+#: The node budget of a planner on the page when the request sets none, where the
+#: planner's own default is sized for a player who waits: the Connect Four solver's
+#: 20,000,000 nodes take seconds on an early position and end unsolved anyway, so the
+#: page's hint answers within about a second, exact where the solver finishes within
+#: it and minimax's estimate, labelled as such, where it does not.
+PAGE_BUDGETS = {"solver": 2_000_000}
 #: Count settings whose ``None`` means "until the time limit": ``None`` becomes the cap.
 OPEN_ENDED = ("n_simulations", "n_rollouts", "n_sims")
 
@@ -243,7 +251,8 @@ def capped_settings(
 
     The node budget fits ``max_seconds`` (:func:`node_cap`): a larger ``budget`` is
     refused, ``null`` means the cap, and a planner whose default budget is larger gets
-    the cap instead.
+    the cap instead. A planner of :data:`PAGE_BUDGETS` gets that budget by default
+    (at most the cap).
 
     Raises:
         ValidationError: an unknown option, a wrong type or a budget over its cap.
@@ -272,9 +281,13 @@ def capped_settings(
         if "budget" in given:  # none: node_bound made it MAX_NODES
             given["budget"] = min(given["budget"], nodes)
         else:
-            default = resolve_named_options(planner, given, env_id).get("budget")
+            default = PAGE_BUDGETS.get(planner) or resolve_named_options(
+                planner, given, env_id
+            ).get("budget")
             if default is None or default > nodes:
                 given["budget"] = nodes
+            elif planner in PAGE_BUDGETS:
+                given["budget"] = default
         if "time_limit" not in given:
             return given  # bounded by its node budget, not by a clock
     limit = given.get("time_limit")

@@ -387,6 +387,9 @@ function showHint(data) {
   table.tHead.rows[0].cells[1].textContent = data.unit;
   const body = table.tBodies[0];
   body.innerHTML = "";
+  // two-player searches say which values are solved: exact, or a depth-limited estimate
+  const judged = Boolean(data.note);
+  table.dataset.exact = judged ? String(data.exact) : "";
   for (const entry of data.ranked) {
     const row = body.insertRow();
     if (entry.action === data.action) row.className = "best";
@@ -394,10 +397,15 @@ function showHint(data) {
     const cell = row.insertCell();
     cell.className = "value";
     cell.textContent = entry.text;
+    if (judged) {
+      const exact = data.exact_moves.includes(entry.action);
+      cell.classList.add(exact ? "exact" : "estimate");
+      cell.title = exact ? "exact (solved)" : "estimate (depth-limited search)";
+    }
   }
   table.tHead.hidden = false;
   const seconds = data.stats.seconds !== undefined ? ` in ${data.stats.seconds.toFixed(2)} s` : "";
-  $("hint-note").textContent = `${data.agent}${seconds}`;
+  $("hint-note").textContent = `${data.agent}${seconds}${judged ? " · " + data.note : ""}`;
 }
 
 // ---------------------------------------------------------------- events
@@ -705,11 +713,25 @@ function summarize() {
     return `${n} ${n === 1 ? m : PLURALS[m]}`;
   });
   const kind = rows[0].value_kind;
+  const units = [...new Set(rows.map((r) => r.unit))].join("; ");
   $("review-status").textContent =
-    `${rows.length} moves of ${S.review.who} reviewed by ${rows[0].agent} (${rows[0].unit})`;
+    `${rows.length} moves of ${S.review.who} reviewed by ${rows[0].agent} (${units})`;
+  // losses add up within one unit (the solver's exact scores, minimax's estimates)
+  const kinds = [...new Set(rows.map((r) => r.value_kind))];
+  let loss = `loss: total ${valueText(total, kind)}, mean ${valueText(total / rows.length, kind)}`;
+  if (kinds.length > 1) {
+    loss = "loss: " + kinds.map((k) => {
+      const some = rows.filter((r) => r.value_kind === k);
+      const sum = some.reduce((s, r) => s + r.loss, 0);
+      return `${valueText(sum, k)} over ${some.length} moves in ${some[0].unit}`;
+    }).join("; ");
+  }
+  const judged = rows.filter((r) => r.note);
+  const exact = judged.filter((r) => r.exact).length;
+  const rest = exact < rows.length ? ", depth-limited estimates on the others" : "";
+  const exactness = judged.length ? ` · exact values on ${exact} of ${rows.length} moves${rest}` : "";
   $("review-summary").textContent = `accuracy ${((100 * best) / rows.length).toFixed(1)}% ` +
-    `(${best} of ${rows.length} moves the best) · loss: total ${valueText(total, kind)}, mean ` +
-    `${valueText(total / rows.length, kind)} · ${marks.join(", ")}`;
+    `(${best} of ${rows.length} moves the best) · ${loss} · ${marks.join(", ")}${exactness}`;
 }
 
 // A reviewed move: its board (and Threes' next card), the move played against the
@@ -763,6 +785,7 @@ function showReviewed(i) {
   } else {
     caption.append(t(" · "), span("best", "the best move"));
   }
+  if (row.note) caption.append(t(` · ${row.note}`));
   const body = $("review-values").tBodies[0];
   body.innerHTML = "";
   $("review-values").tHead.rows[0].cells[1].textContent = row.unit;
