@@ -3,6 +3,8 @@ determinism, the agent, and the files it reads."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -293,3 +295,40 @@ def test_the_committed_tic_tac_toe_record_has_no_loss():
     (pair,) = json.loads(path.read_text())["pairs"]
     assert pair["a"] == "alphazero" and pair["b"] == "minimax"
     assert pair["games"] == 100 and pair["losses"] == 0
+
+
+STUDY = Path(__file__).parents[1] / "benchmarks/results/alphazero"
+
+
+def test_wilson_interval_matches_known_values():
+    from benchmarks.records.alphazero_curve import wilson
+
+    lo, hi = wilson(0, 10)
+    assert lo == pytest.approx(0, abs=1e-12) and hi == pytest.approx(0.2775, abs=1e-4)
+    lo, hi = wilson(50, 100)
+    assert (lo, hi) == pytest.approx((0.4038, 0.5962), abs=1e-4)
+
+
+def test_the_committed_curve_table_is_written_from_its_record():
+    from benchmarks.records.alphazero_curve import table
+
+    folder = STUDY / "c4-curve"
+    assert (folder / "curve.md").read_text() == table(folder / "curve.csv")
+
+
+def test_the_shipped_connect_four_net_is_the_measured_snapshot():
+    """The shipped net's iteration is a row of the curve, and the test set's
+    records of ``alphazero`` (raw and at its default 400 simulations) equal the
+    curve's records of that snapshot, position by position."""
+    import csv
+
+    from playahead.alphazero.agent import shipped_net_path
+    from playahead.alphazero.net import read_net_file
+
+    meta, _ = read_net_file(shipped_net_path("ConnectFour-v0"))
+    it = int(meta["iteration"])
+    testset = STUDY.parent / "c4-testset/records"
+    for sims, name in ((0, "alphazero_n_simulations=0"), (400, "alphazero")):
+        curve = STUDY / f"c4-curve/records/iter-{it:05d}-sims-{sims}.csv"
+        with open(curve) as a, open(testset / f"{name}.csv") as b:
+            assert list(csv.reader(a)) == list(csv.reader(b))

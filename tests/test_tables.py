@@ -20,7 +20,7 @@ def test_each_page_has_the_tables_it_promises():
         ]
         for page in tables.pages()
     }
-    assert found["README.md"] == ["headline", "field-2048-readme"]
+    assert found["README.md"] == ["headline", "field-2048-readme", "c4-readme"]
     assert {"headline", "strength", "demo", "deeprl"} <= set(found["docs/results.md"])
     assert "ntuple-speed" in found["docs/speed.md"]
     comparison = found["benchmarks/results/comparison/README.md"]

@@ -7,8 +7,10 @@ its metadata) plays the Connect Four test set
 measurement writes its per-position record under ``OUT/records/`` and a row of
 ``OUT/curve.csv`` (iteration, games, positions, CPU hours, simulations, positions
 that matter, perfect moves, share). A snapshot already in ``curve.csv`` is not measured
-again, so the command resumes. The run's own ``curve.csv`` (losses, self-play results
-an iteration) is copied to ``OUT/training.csv``.
+again, so the command resumes. ``OUT/curve.md`` is then written anew from
+``curve.csv`` (:func:`table`, which the docs' table of the curve copies). The run's own
+``curve.csv`` (losses, self-play results an iteration) is copied to
+``OUT/training.csv``.
 
 Example::
 
@@ -40,6 +42,44 @@ def _done(path: Path) -> set[tuple[int, int]]:
         return set()
     with open(path) as f:
         return {(int(r["iteration"]), int(r["simulations"])) for r in csv.DictReader(f)}
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of ``k`` successes in ``n`` trials."""
+    p, z2 = k / n, z * z
+    centre, half = p + z2 / (2 * n), z * (p * (1 - p) / n + z2 / (4 * n * n)) ** 0.5
+    return (centre - half) / (1 + z2 / n), (centre + half) / (1 + z2 / n)
+
+
+def share_text(k: int, n: int) -> str:
+    """``k`` of ``n`` with its 95% Wilson interval: ``92.8% [90.1, 94.8]``."""
+    lo, hi = wilson(k, n)
+    return f"{100 * k / n:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def table(curve: Path) -> str:
+    """``curve.csv`` as a Markdown table: a row a snapshot (its iteration, self-play
+    games, training CPU hours), a column a simulation count, each cell the share of
+    perfect moves with its 95% Wilson interval."""
+    with open(curve) as f:
+        rows = list(csv.DictReader(f))
+    sims = sorted({int(r["simulations"]) for r in rows})
+    snaps = sorted({int(r["iteration"]) for r in rows})
+    cell = {(int(r["iteration"]), int(r["simulations"])): r for r in rows}
+    head = ["iteration", "self-play games", "training CPU h"]
+    head += [f"perfect, {n} simulations" if n else "perfect, raw policy" for n in sims]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
+    for it in snaps:
+        first = next(cell[it, n] for n in sims if (it, n) in cell)
+        out = [str(it), f"{int(first['games']):,}", f"{float(first['cpu_hours']):.2f}"]
+        for n in sims:
+            r = cell.get((it, n))
+            if r is None:
+                out.append("")
+                continue
+            out.append(share_text(int(r["perfect"]), int(r["matters"])))
+        lines.append("| " + " | ".join(out) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def measure(run: Path, out: Path, sims: list[int], every: int = 1) -> Path:
@@ -85,6 +125,7 @@ def measure(run: Path, out: Path, sims: list[int], every: int = 1) -> Path:
                     f"iteration {it} ({meta['cpu_hours']:.2f} CPU h), {n} "
                     f"simulations: {result['share']:.1%} perfect"
                 )
+    (out / "curve.md").write_text(table(curve))
     return curve
 
 

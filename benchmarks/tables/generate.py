@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.records.alphazero_curve import share_text
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 #: The file of a study folder that names its records and the tables drawn from them.
@@ -39,12 +41,8 @@ MARKER = re.compile(
 )
 
 
-def _num(x: float) -> str:
-    return f"{x:,.0f}"
-
-
-def _ci(ci) -> str:
-    return f"[{ci[0]:,.0f}, {ci[1]:,.0f}]"
+_num = "{:,.0f}".format  # 412,300
+_ci = "[{0[0]:,.0f}, {0[1]:,.0f}]".format  # [1, 2]
 
 
 def _ms(seconds: float) -> str:
@@ -475,6 +473,8 @@ class _Cells(string.Formatter):
     )
     #: a training run's TD updates per CPU second: ``model:mups`` (``1.15 M``)
     SPECS["mups"] = lambda m: f"{m['updates'] / m['cpu_seconds'] / 1e6:.2f} M"
+    #: ``perfect`` of ``positions`` with its 95% Wilson interval: ``r:share``
+    SPECS["share"] = lambda r: share_text(r["perfect"], r["positions"])
 
     def get_field(self, name, args, kwargs):
         try:

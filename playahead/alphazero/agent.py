@@ -25,7 +25,7 @@ from playahead.planner import Planner, Root, check_positive
 SHIPPED = {
     "ConnectFour-v0": (
         "connect4-alphazero.npz",
-        "6e8dbd809cad6126c7e78ce57238021821fbaab64d91d29cd23bf32e46225f14",
+        "3b10cad63ac5f3d83a47643a462a332ac444815d382978292a77149d735e3fbd",
     ),
     "TicTacToe-v0": (
         "tictactoe-alphazero.npz",
