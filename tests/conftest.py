@@ -2,7 +2,10 @@
 runs of the kernel tests short), pytest's assert messages for :mod:`tests.helpers`, and
 the fixtures tests share."""
 
+import atexit
 import os
+import shutil
+import tempfile
 
 import pytest
 from hypothesis import settings
@@ -14,15 +17,15 @@ settings.register_profile("default", deadline=None)
 settings.register_profile("nojit", deadline=None, max_examples=25)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
-# Decoded packaged nets (playahead.ntuple.packaged.cache_dir) go to a directory of this
-# test session's, which the CLI's subprocesses inherit; the user's cache is not touched.
-if "PLAYAHEAD_CACHE" not in os.environ:
-    import atexit
-    import shutil
-    import tempfile
-
-    os.environ["PLAYAHEAD_CACHE"] = tempfile.mkdtemp(prefix="playahead-test-cache-")
-    atexit.register(shutil.rmtree, os.environ["PLAYAHEAD_CACHE"], ignore_errors=True)
+# Decoded packaged nets (``PLAYAHEAD_CACHE``: playahead.ntuple.packaged.cache_dir) and
+# Stable-Baselines3's logger directories (``SB3_LOGDIR``: one for every model that
+# learns without TensorBoard, else a new ``SB3-<time>`` in the system's temp directory)
+# go to directories of this test session's, which the CLI's subprocesses inherit and
+# which go at its end; the user's cache is not touched.
+for name, prefix in (("PLAYAHEAD_CACHE", "cache"), ("SB3_LOGDIR", "sb3")):
+    if name not in os.environ:
+        os.environ[name] = tempfile.mkdtemp(prefix=f"playahead-test-{prefix}-")
+        atexit.register(shutil.rmtree, os.environ[name], ignore_errors=True)
 
 
 @pytest.fixture
