@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -194,6 +195,27 @@ def test_connect4_digit_drops_and_the_opponent_replies():
     assert "^ cursor: column 5" in session.screen()
     session.press("enter")
     assert session.env.board[5, 5] == 1
+
+
+def test_play_connect4_against_the_shipped_alphazero_net():
+    """``play connect4 --opponent alphazero``: the net that ships replies, the move
+    an agent of the same spec and seed chooses after our disc."""
+    from playahead.tools.games import agent_seeds, build_capped_agent
+
+    args = _parse(play, ["connect4", "--opponent", "alphazero"])
+    assert args.opponent == "alphazero"
+    session = _session("connect4", opponent="alphazero", seed=5)
+    session.press("3")  # the centre column (digits name columns from 0)
+    board = session.env.board
+    assert board[5, 3] == 1 and (board == 2).sum() == 1
+    ((_, column),) = np.argwhere(board == 2)
+    env = gym.make("ConnectFour-v0", opponent=None)
+    env.reset(seed=0)
+    env.step(3)
+    twin = build_capped_agent("alphazero", agent_seeds(5, 2)[1], "playahead play")
+    analysis = twin.analyze(env.unwrapped)
+    assert analysis.visits.sum() == 400  # the default simulations, under play's caps
+    assert column == analysis.action
 
 
 def test_tictactoe_second_player_marks_a_cell_with_keys():
