@@ -20,12 +20,12 @@ RESULTS = Path(__file__).parent.parent / "benchmarks" / "results" / "calibration
 STRENGTH = RESULTS.parent / "strength"
 
 
-#: The committed measurements do not meet the goal yet: the replays so far (107 Threes
-#: and 75 2048 record games, few of them whole) leave too few games in a bin. Strict:
-#: once a resumed ``python -m benchmarks calibration`` meets it, this fails until the
-#: mark goes.
+#: The committed measurements do not meet the goal yet: a bin or two are just outside
+#: ±10%, within what the replayed games can tell apart (each bin's ``final_ci95``).
+#: Strict: once a resumed ``python -m benchmarks calibration`` meets it, this fails
+#: until the mark goes.
 SHORT_OF_THE_GOAL = pytest.mark.xfail(
-    strict=True, reason="too few replayed games: see benchmarks/results/calibration"
+    strict=True, reason="a bin or two outside ±10%: see benchmarks/results/calibration"
 )
 
 
@@ -69,17 +69,22 @@ def test_the_record_and_the_shipped_map_come_from_the_committed_positions(game):
     ahead=st.lists(st.floats(0, 4e5), min_size=2, max_size=4),
 )
 def test_the_map_keeps_the_order_and_the_gaps_of_the_moves(game, score, ahead):
-    """The same position's moves: shown in the search's order, at least as far apart
-    as the search's values (unless held at the score so far: no final score is
-    below it)."""
+    """The same position's moves: shown in the search's order, as far apart as the
+    search's values (unless held at the score so far: no final score is below it),
+    the best at the offset the map gives the position alone."""
     values = score + np.array(ahead)
     shown = calibration.to_points(game, score, values)
     order = np.argsort(values, kind="stable")
     gaps, search_gaps = np.diff(shown[order]), np.diff(values[order])
     assert np.all(gaps >= 0)
     above = shown[order][:-1] > score  # not held at the score so far
-    assert np.all(gaps[above] >= search_gaps[above] - 1e-6)
+    assert np.allclose(gaps[above], search_gaps[above], rtol=0, atol=1e-6)
     assert np.all(shown >= score - 1e-6)  # a final score is at least the score so far
+    top = values.max()
+    alone = calibration.to_points(game, score, [top])
+    assert shown[order][-1] == alone[0]
+    each = calibration.to_points(game, score, values, best=values)  # own positions
+    assert each[order][-1] == alone[0]
 
 
 def _ending_position(env_id, seed):
@@ -176,3 +181,36 @@ def test_ending_score_takes_boards_whose_packed_value_has_the_top_bit_set():
     for env in (threes_env, twenty48_env):
         for action in np.flatnonzero(env.action_masks()):
             assert calibration.ending_score(env.unwrapped, int(action)) is None
+
+
+def test_a_bins_interval_resamples_games_not_positions():
+    """Positions of one game share its final score: with every game's final the same,
+    each bin's interval is that score; with two games of different finals, a bin
+    holding both has the interval's ends at (about) the two finals, however many
+    positions each game has."""
+    from benchmarks.records import calibration as bench
+
+    shown = np.arange(40, dtype=float)
+    game = np.arange(40) % 4
+    rows = bench.bins(shown, np.full(40, 7.0), game, n=2)
+    assert [r["final_ci95"] for r in rows] == [[7.0, 7.0], [7.0, 7.0]]
+    assert [r["games"] for r in rows] == [4, 4]
+    two = np.repeat([0, 1], [990, 10])  # 990 positions of game 0, 10 of game 1
+    final = np.where(two == 0, 100.0, 200.0)
+    (row,) = bench.bins(np.arange(1000.0), final, two, n=1)
+    assert row["games"] == 2 and row["final"] == pytest.approx(101.0)
+    lo, hi = row["final_ci95"]
+    assert lo == 100.0 and hi > 101.0  # a resample may hold game 1 twice
+    assert bench.consistent([row | {"shown": 100.5}]) == 1
+    assert bench.consistent([row | {"shown": 99.0}]) == 0
+
+
+def test_games_for_goal_scales_with_the_widest_interval():
+    from benchmarks.records import calibration as bench
+
+    rows = [
+        {"shown": 100.0, "final_ci95": [90.0, 110.0]},  # half-width 10: the goal
+        {"shown": 100.0, "final_ci95": [80.0, 120.0]},  # twice the goal: 4x games
+    ]
+    assert bench.games_for_goal(rows, 50) == 200
+    assert bench.games_for_goal(rows[:1], 50) == 50

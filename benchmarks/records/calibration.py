@@ -22,7 +22,8 @@
 3. **Measure.** Leave-one-game-out cross-fitting: each game's positions are shown by
    the map fitted on all the other games. The shown values (and, before, the
    search's own) are binned by decile; each bin's mean shown value is compared with
-   the mean final score of its positions. Written to
+   the mean final score of its positions, whose 95% interval resamples whole games
+   (:func:`bins`). Written to
    ``benchmarks/results/calibration/{game}.json`` (``bins``; ``before``), drawn as a
    reliability diagram into ``docs/calibration-{game}.png`` and tabled in
    docs/tools.md.
@@ -51,6 +52,8 @@ ENV_IDS = {"threes": "Threes-v0", "2048": "2048-v0"}
 #: mean shown value.
 GOAL = 0.10
 BINS = 10
+#: Bootstrap draws of a bin's interval (:func:`bins`).
+RESAMPLES = 2000
 
 
 def positions_path(game: str, openings: bool = False) -> Path:
@@ -182,19 +185,6 @@ def _arrays(games: list[dict]) -> tuple[np.ndarray, ...]:
     return tuple(np.array(column, dtype=float) for column in np.transpose(rows))
 
 
-def isotonic(y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """The non-decreasing sequence closest to ``y`` in weighted least squares (pool
-    adjacent violators)."""
-    blocks: list[list[float]] = []  # [mean, weight, length]
-    for yi, wi in zip(y, w, strict=True):
-        blocks.append([float(yi), float(wi), 1])
-        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
-            m2, w2, n2 = blocks.pop()
-            m1, w1, n1 = blocks.pop()
-            blocks.append([(m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2, n1 + n2])
-    return np.concatenate([np.full(n, m) for m, _, n in blocks])
-
-
 def fit_map(
     score: np.ndarray,
     ahead: np.ndarray,
@@ -204,8 +194,9 @@ def fit_map(
 ) -> dict:
     """The map of :func:`playahead.tools.calibration.to_points`: at the median score
     of each of ``n_scores`` quantile bins of the score so far, the points beyond what
-    the search sees (``future - ahead``) as a non-decreasing function of ``ahead``
-    (isotonic means over ``n_knots`` quantile bins of ``ahead``), and a first knot at
+    the search sees (``future - ahead``, ``ahead`` the best move's) as a function of
+    ``ahead`` (means over ``n_knots`` quantile bins of ``ahead``: one offset a
+    position, so it need not rise with ``ahead``), and a first knot at
     ``ahead = -score`` (the search sees the game lost) where the expected future is 0
     as far as ``h`` may fall there (``h = min(score, h at the first bin)``)."""
     by_score = np.array_split(np.argsort(score, kind="stable"), n_scores)
@@ -215,7 +206,7 @@ def fit_map(
         groups = np.array_split(order, n_knots)
         x = np.array([ahead[g].mean() for g in groups])
         extra = np.array([(future[g] - ahead[g]).mean() for g in groups])
-        h = isotonic(extra, np.array([g.size for g in groups], dtype=float))
+        h = extra
         centre = float(np.median(score[rows]))
         # below the data, toward a search that sees the game lost (value 0, ahead =
         # -score): the default scores nothing more there, where h stays monotone
@@ -256,18 +247,53 @@ def fit(game: str) -> None:
 # ----------------------------------------------------------------- measure
 
 
-def bins(shown: np.ndarray, final: np.ndarray, n: int = BINS) -> list[dict]:
-    """Deciles of ``shown``: each bin's mean shown value, mean final score and
-    number of positions."""
+def bins(
+    shown: np.ndarray, final: np.ndarray, game: np.ndarray, n: int = BINS
+) -> list[dict]:
+    """Deciles of ``shown``: each bin's mean shown value, mean final score, number of
+    positions, number of games they come from, and ``final_ci95``: the 95% interval
+    of the mean final score with the games resampled (positions of one game share
+    its final score, so a game, not a position, is the unit of the sample:
+    :data:`RESAMPLES` draws of as many games with replacement, seeded 0, the same
+    draws for every bin)."""
     order = np.argsort(shown, kind="stable")
-    return [
-        {
-            "shown": round(float(shown[g].mean()), 1),
-            "final": round(float(final[g].mean()), 1),
-            "n": int(g.size),
-        }
-        for g in np.array_split(order, n)
-    ]
+    ids, which = np.unique(game, return_inverse=True)
+    rng = np.random.default_rng(0)
+    draws = rng.multinomial(ids.size, np.full(ids.size, 1 / ids.size), RESAMPLES)
+    rows = []
+    for g in np.array_split(order, n):
+        total = np.bincount(which[g], weights=final[g], minlength=ids.size)
+        count = np.bincount(which[g], minlength=ids.size).astype(float)
+        weight = draws @ count
+        means = (draws @ total)[weight > 0] / weight[weight > 0]
+        lo, hi = np.percentile(means, [2.5, 97.5])
+        rows.append(
+            {
+                "shown": round(float(shown[g].mean()), 1),
+                "final": round(float(final[g].mean()), 1),
+                "n": int(g.size),
+                "games": int((count > 0).sum()),
+                "final_ci95": [round(float(lo), 1), round(float(hi), 1)],
+            }
+        )
+    return rows
+
+
+def consistent(rows: list[dict]) -> int:
+    """The bins whose ``final_ci95`` holds their mean shown value."""
+    return sum(r["final_ci95"][0] <= r["shown"] <= r["final_ci95"][1] for r in rows)
+
+
+def games_for_goal(rows: list[dict], games: int) -> int:
+    """About how many games would make every bin's 95% interval no wider than the
+    goal (half-width at most :data:`GOAL` of its shown value), the half-widths taken
+    to shrink as one over the square root of the games: ``games`` times the largest
+    ``(half-width / (GOAL * shown)) ** 2``."""
+    ratio = max(
+        (r["final_ci95"][1] - r["final_ci95"][0]) / 2 / (GOAL * r["shown"])
+        for r in rows
+    )
+    return int(np.ceil(games * ratio**2))
 
 
 def worst(rows: list[dict]) -> float:
@@ -299,10 +325,11 @@ def measurement(game: str) -> dict:
     parts = []
     for held in games:
         fitted = _fit([g for g in games if g is not held])
-        score, value, final, _ = _arrays([held])
-        parts.append((calibration.to_points(game, score, value, fitted), value, final))
-    shown, value, final = (np.concatenate(c) for c in zip(*parts, strict=True))
-    after, before = bins(shown, final), bins(value, final)
+        score, value, final, index = _arrays([held])
+        shown = calibration.to_points(game, score, value, fitted, best=value)
+        parts.append((shown, value, final, index))
+    shown, value, final, index = (np.concatenate(c) for c in zip(*parts, strict=True))
+    after, before = bins(shown, final, index), bins(value, final, index)
     whole = sum("final_from" not in g for g in games)
     matched = sum(
         g["final"] == g["record_score"] for g in games if "final_from" not in g
@@ -311,8 +338,11 @@ def measurement(game: str) -> dict:
         "command": f"python -m benchmarks calibration --game {game}",
         "what": "positions of the default's record games, each shown by the map fitted "
         "on the other games (leave-one-game-out cross-fitting), binned by decile "
-        "of the shown value: mean shown value, mean final score, positions; before: "
-        "the search's own values binned the same way",
+        "of the shown value: mean shown value, mean final score, positions, games, "
+        "and the final score's 95% interval with the games resampled; before: the "
+        "search's own values binned the same way; consistent: the bins whose "
+        "interval holds the shown value; games_for_goal: about how many games would "
+        "narrow every bin's interval to the goal",
         "games": len(games),
         "whole_games": whole,
         "whole_games_as_recorded": matched,
@@ -320,6 +350,8 @@ def measurement(game: str) -> dict:
         "goal": GOAL,
         "worst": round(worst(after), 4),
         "worst_before": round(worst(before), 4),
+        "consistent": consistent(after),
+        "games_for_goal": games_for_goal(after, len(games)),
         "bins": after,
         "before": before,
     }
@@ -336,8 +368,9 @@ def table() -> str:
     """The docs' table of the committed measurements."""
     lines = [
         "| game | positions (games) | worst bin before | worst bin after | bins within "
-        "±10% |",
-        "|---|---:|---:|---:|---:|",
+        "±10% | bins whose 95% interval holds the shown value | games for ±10% "
+        "intervals (estimate) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for game, name in (("threes", "Threes"), ("2048", "2048")):
         path = RESULTS / f"{game}.json"
@@ -347,7 +380,8 @@ def table() -> str:
         inside = sum(abs(b["final"] / b["shown"] - 1) <= r["goal"] for b in r["bins"])
         lines.append(
             f"| {name} | {r['positions']:,} ({r['games']}) | {r['worst_before']:.0%} | "
-            f"{r['worst']:.0%} | {inside} of {len(r['bins'])} |"
+            f"{r['worst']:.0%} | {inside} of {len(r['bins'])} | "
+            f"{r['consistent']} of {len(r['bins'])} | {r['games_for_goal']:,} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -379,18 +413,21 @@ def plot(game: str, result: dict) -> Path:
         alpha=0.15,
         label=f"±{GOAL:.0%}",
     )
-    for key, style, label in (
-        ("before", "s--", "search value (before)"),
-        ("bins", "o-", "shown value (calibrated)"),
-    ):
-        rows = result[key]
-        ax.plot(
-            [r["shown"] for r in rows],
-            [r["final"] for r in rows],
-            style,
-            label=label,
-            ms=4,
-        )
+    rows = result["before"]
+    ax.plot([r["shown"] for r in rows], [r["final"] for r in rows], "s--", ms=4)
+    ax.lines[-1].set_label("search value (before)")
+    rows = result["bins"]
+    final = np.array([r["final"] for r in rows])
+    spread = np.abs(np.array([r["final_ci95"] for r in rows]).T - final)
+    ax.errorbar(
+        [r["shown"] for r in rows],
+        final,
+        yerr=spread,
+        fmt="o-",
+        ms=4,
+        capsize=2,
+        label="shown value (calibrated), 95% interval",
+    )
     thousands = FuncFormatter(lambda v, _: f"{v / 1000:,.0f}k")
     ax.xaxis.set_major_formatter(thousands)
     ax.yaxis.set_major_formatter(thousands)

@@ -7,16 +7,18 @@ on to score, so those values are not the final score the default reaches from th
 position. The tools (``hint``, ``review``, ``assist``, the web page) therefore show
 :func:`calibrate`'s values: for each move,
 
-    shown = score so far + ahead + h(score so far, ahead),  ahead = value - score so far
+    shown = score so far + ahead + h(score so far, best),  ahead = value - score so far
 
-where ``h``, the points the default scores beyond what the search sees coming, is
-fitted on positions of the default's recorded games and their final scores (``python
--m benchmarks calibration --game GAME``; the knots are ``playahead/data/
-calibration.json``, :func:`to_points`). ``h`` is non-decreasing in ``ahead``, so the
-moves of a position keep the search's order and are at least as far apart as the
-search has them; the search itself, and so the move the default plays, is not
-touched. A move after which the game is over whatever comes in is shown at the
-game's final score (the mean over the chance outcomes when they differ).
+where ``best`` is the ``ahead`` of the position's best move and ``h``, the points the
+default scores beyond what the search sees coming from there, is fitted on positions
+of the default's recorded games and their final scores (``python -m benchmarks
+calibration --game GAME``; the knots are ``playahead/data/calibration.json``,
+:func:`to_points`). ``h`` is one offset a position, the same for all its moves, so the
+moves keep the search's order and its gaps in points, and the best move is shown at
+the final score the default reaches on average from such positions; the search
+itself, and so the move the default plays, is not touched. A move after which the
+game is over whatever comes in is shown at the game's final score (the mean over the
+chance outcomes when they differ).
 
 Only the planner the map was fitted for is calibrated (:func:`calibrates`:
 ``expectimax`` over the net playahead ships); other planners' values are returned as
@@ -46,33 +48,44 @@ def maps() -> dict[str, dict]:
     return json.loads(DATA.read_text())
 
 
-def to_points(game: str, score, values, knots: dict | None = None) -> np.ndarray:
-    """The search values ``values`` (float[n], NaN kept) of ``game`` positions whose
+def to_points(
+    game: str, score, values, knots: dict | None = None, best=None
+) -> np.ndarray:
+    """The search values ``values`` (float[n], NaN kept) of ``game`` moves whose
     score so far is ``score`` (a number, or one per value), as expected final scores
     (by the game's map in :func:`maps`, or by ``knots`` of the same form).
 
-    With ``ahead = value - score`` (the points the search sees coming; below 0 on
-    Threes, where the search counts a lost position as 0, when it sees the game end
-    soon):
-    ``score + max(ahead + h(score, ahead), 0)``, where ``h`` (the points the default
-    scores beyond what the search sees) is non-decreasing in ``ahead``, so a move the
-    search values higher is shown higher by at least as many points (unless both are
-    held at the score so far, below which no final score lies). ``h`` is piecewise
-    linear in ``ahead`` at each of a few scores so far and linear between them.
+    ``best``: the search value of the best move of each value's position (a number,
+    or one per value); by default the largest of ``values``, which are then the moves
+    of one position. With ``ahead = value - score`` (the points the search sees
+    coming; below 0 on Threes, where the search counts a lost position as 0, when it
+    sees the game end soon): ``score + max(ahead + h(score, best - score), 0)``, where
+    ``h`` (the points the default scores beyond what the search sees from the
+    position) is piecewise linear in the best move's ``ahead`` at each of a few scores
+    so far and linear between them. ``h`` is the same for every move of a position, so
+    moves are shown as far apart as the search has them (unless held at the score so
+    far, below which no final score lies).
 
     Example:
         >>> a, b = to_points("threes", 1000.0, [30_000.0, 20_000.0])
-        >>> bool(a - b >= 10_000.0)
-        True
+        >>> round(float(a - b))
+        10000
     """
     knots = knots or maps()[_GAMES[game]]
     shape = np.shape(values)
     values = np.asarray(values, dtype=float).ravel()
     score = np.broadcast_to(np.asarray(score, dtype=float), shape).ravel()
+    if best is None:
+        finite = values[~np.isnan(values)]
+        best = finite.max() if finite.size else np.nan
+    best = np.broadcast_to(np.asarray(best, dtype=float), shape).ravel()
     ahead = values - score
     centres = np.asarray(knots["score"], dtype=float)
     extra = np.stack(
-        [np.interp(ahead, x, h) for x, h in zip(knots["x"], knots["h"], strict=True)]
+        [
+            np.interp(best - score, x, h)
+            for x, h in zip(knots["x"], knots["h"], strict=True)
+        ]
     )
     # linear in the score so far between the maps' scores, the end maps beyond them
     where = np.interp(score, centres, np.arange(len(centres)))
@@ -135,7 +148,7 @@ def calibrate(env, analysis, planner):
 
     score = make_root(base).score
     raw = np.asarray(analysis.values, dtype=float)
-    shown = to_points(game, score, raw)
+    shown = to_points(game, score, raw)  # the moves of one position
     for action in np.flatnonzero(~np.isnan(raw)):
         final = ending_score(base, int(action))
         if final is not None:
