@@ -26,6 +26,12 @@ nodes below as borrowed views (:mod:`playahead.kernels.borrow`), so no node coun
 references to their arrays, and a 2048 search takes the scratch of its chance nodes
 from one allocation per search, a row per depth left (:func:`_scratch_2048`).
 
+The Threes nodes, their leaves and the helpers they call are compiled without
+numba's reference counting (``_nrt=False``): they allocate nothing and return no
+array, and every array below the roots is borrowed, so each count they would make is
+a call that does nothing (23% of a default Threes decision's instructions, with the
+counting).
+
 Learned leaves (with the score table, so values are expected final scores): a leaf is
 always an afterstate, whose value is the score so far plus the learned value
 ``V(afterstate, code)`` of the score still to come. In 2048 the leaves are afterstates
@@ -240,7 +246,7 @@ def _slot(board, aux, tt_bits):
     return np.int64(x >> np.uint64(32 - tt_bits))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _lookup(x, side, moves):
     """Rows of ``x`` through ``moves[side]``: [2, 2, 4, 0] side 0 -> [4, 4, 0, 0]."""
     return (
@@ -251,7 +257,7 @@ def _lookup(x, side, moves):
     )
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _move(board, board_t, a, moves):
     """``(vertical, side, src, out)`` of move ``a`` (0 up, 1 right, 2 down, 3 left):
     ``src`` is the board in line space (``board_t`` for up and down), ``out`` the
@@ -262,7 +268,7 @@ def _move(board, board_t, a, moves):
     return vertical, side, src, _lookup(src, side, moves)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _reward(x, side, rewards):
     """Merge reward of moving the rows of ``x`` toward ``side``."""
     return np.float64(
@@ -281,7 +287,7 @@ def _has_top_rank(board):
     return (x & _ONES) != 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _lookup_probe(board, aux, ctx, cfg):
     """(slot, value or NaN) of the transposition table."""
     tt_keys, tt_values, counters = ctx.tt_keys, ctx.tt_values, ctx.counters
@@ -292,7 +298,7 @@ def _lookup_probe(board, aux, ctx, cfg):
     return slot, np.nan
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _net_lookups(board, net, idx, off):
     """Look up afterstate ``board`` (board orientation) for code 0 of its stage into
     ``idx[off:off + 8 * P]``; code ``c`` is read at ``c * _shift(net)`` further."""
@@ -313,14 +319,14 @@ def _net_lookups(board, net, idx, off):
     )
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _shift(net):
     """What reads code ``c``: ``c * _shift(net)`` further; 0 for a net of one code
     per stage (2048, or a Threes net without the preview index: every card alike)."""
     return code_shift(net.size, net.n_base, net.stride)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _learned(board, code, net):
     """The net's value of afterstate ``board`` (board orientation) with ``code``
     (the preview code; the board's stage is added here)."""
@@ -330,7 +336,7 @@ def _learned(board, code, net):
     return _clamped(v, net)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _clamped(v, net):
     """``v``, a sum of ``net``'s entries, in points (times ``net.scale``), or 0
     where ``net`` clamps and it is negative."""
@@ -340,7 +346,7 @@ def _clamped(v, net):
     return v
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _leaf_round(board, board_t, moves, table, net, row, memo):
     """``(best0, best1, best2, best3, legal)``: for each preview code ``c`` the best
     over the legal moves of the afterstate's value with code ``c`` (score table plus
@@ -401,7 +407,7 @@ def _leaf_round(board, board_t, moves, table, net, row, memo):
     return b0, b1, b2, b3, legal
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _memo_probe(after, memo):
     """(slot, learned value or NaN) of afterstate ``after`` in ``memo = (keys,
     values)``, a direct-mapped table of the learned values of one search, of a
@@ -413,7 +419,7 @@ def _memo_probe(after, memo):
     return slot, np.nan
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _store(slot, board, aux, value, ctx):
     ctx.tt_keys[slot, 0] = board
     ctx.tt_keys[slot, 1] = aux
@@ -627,7 +633,7 @@ def _card_at(out, line, side, card):
     return out | (np.uint64(card) << np.uint64(far))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _card_leaves(
     board,
     board_t,
@@ -667,7 +673,7 @@ def _card_leaves(
     return res
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _leaf_after(out, vertical, a, option, table, net, row, memo, shift):
     """The leaf value of move ``a``'s afterstate ``out`` (line space) under card
     ``option``'s preview code: the table's value plus the learned one, each found
@@ -728,7 +734,7 @@ def _move_flags(vertical, side, top, diff):
     )
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _row(scratch, depth_left):
     """Row ``depth_left`` of each per-depth array of :func:`_scratch_threes`'s
     ``scratch``."""
@@ -737,7 +743,7 @@ def _row(scratch, depth_left):
     return found[d], known[d], afters[d], slots[d]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def card_node(board, deck, depth_left, cprob, ctx, cfg, net, scratch):
     """Expected value of a Threes board whose next card is still unknown.
 

@@ -28,6 +28,10 @@ Public kernel signatures (stable; the expectimax leaf uses ``fast_value``):
 
 The value of an afterstate (the board after the move, before chance) estimates the
 score still to come, for Threes including the card about to enter.
+
+The expectimax leaf's kernels (``staged``, ``images``, ``leaf_lookups``, ``read``)
+allocate nothing and return no array, so they are compiled without numba's
+reference counting (``_nrt=False``): their caller's arrays outlive the call anyway.
 """
 
 from __future__ import annotations
@@ -74,7 +78,7 @@ def preview_code(cards):
     return np.int64(3)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def staged(board, code, n_base, stages):
     """Code of ``board`` in a multi-stage net (module docstring): one weight set per
     stage, the stage set by the largest tile of the afterstate."""
@@ -190,7 +194,7 @@ def flip_cols(b):
     )
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def images(board, out):
     """``out[s]`` (uint64[8]): the board whose cell x holds ``board``'s cell
     ``cells[., s]`` maps x to, so pattern cells read on ``out[s]`` are image ``s``."""
@@ -275,7 +279,7 @@ def code_shift(size, n_base, stride):
     return np.int64(size) if stride == 1 else np.int64(1)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def leaf_lookups(
     board, stage, runs, n_codes, size, n_base, stride, imgs, idx, off, flat, kind=0
 ):
@@ -287,7 +291,10 @@ def leaf_lookups(
     stride`` in both; ``kind`` as for :func:`lookups`."""
     images(board, imgs)
     c0 = stage * n_base
-    if dispatch(kind, imgs, c0, n_codes, size, stride, 1, idx, off, flat):
+    if stride == 1:  # compiled apart with the stride a constant: no multiply
+        if dispatch(kind, imgs, c0, n_codes, size, 1, 1, idx, off, flat):
+            return
+    elif dispatch(kind, imgs, c0, n_codes, size, stride, 1, idx, off, flat):
         return
     q = off
     if runs.shape[1] > 3:
@@ -325,7 +332,7 @@ def leaf_lookups(
             q += 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def read(flat, idx, off, n, shift=0):
     """Sum (float64) of ``flat[idx[off:off + n] + shift]`` in :func:`value`'s order
     (``n`` a multiple of 8, the lookups ordered pattern-major as :func:`lookups`

@@ -3,7 +3,9 @@
 A table scores one 16-bit line (four 4-bit ranks); a board scores the sum over its
 4 rows and its 4 columns (the rows of its transpose), so a board costs eight lookups.
 The evaluators of :mod:`playahead.planners.evaluators` are such tables, and the
-search (:mod:`playahead.kernels.expectimax`) values its leaves with them.
+search (:mod:`playahead.kernels.expectimax`) values its leaves with them. The
+lookups allocate nothing and return no array: they are compiled without numba's
+reference counting (``_nrt=False``), as the search's nodes are.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from playahead.games import threes
 _ROW = np.uint64(0xFFFF)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def rows_value(x, table):
     """Sum of ``table`` over the four 16-bit rows of ``x``."""
     return (
@@ -27,7 +29,7 @@ def rows_value(x, table):
     )
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def evaluate_pair(board, board_t, table):
     """Sum of ``table`` over the rows and columns of a board given with its transpose
     (in either order)."""
