@@ -117,6 +117,7 @@ def max_rank(board):
     """Largest rank on the board, found bit by bit from the highest: a bit is the
     top rank's when a cell that holds every higher bit found holds it too (four
     steps over all cells at once, not a loop over the cells)."""
+    board = np.uint64(board)  # an int64 board too: every step in uint64
     live = ~np.uint64(0)  # the nibbles of the cells still in the running
     m = np.uint64(0)
     for bit in range(3, -1, -1):
