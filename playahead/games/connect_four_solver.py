@@ -60,6 +60,16 @@ _TOP = connect_four.TOP
 _LOW32 = 0xFFFFFFFF
 
 
+@numba.njit(cache=True, inline="always")
+def _stored_key(key, keys):
+    """What the table keeps of a position's 49-bit ``key``: its low 32 bits in a
+    table of ``uint32`` keys, which with the slot (``key`` modulo a prime above 2**17)
+    tell every key apart; the whole key in a smaller table (``uint64`` keys)."""
+    if keys.itemsize == 4:
+        return key & _LOW32
+    return key
+
+
 def _next_prime(n: int) -> int:
     """Smallest prime >= n (n >= 2)."""
     while any(n % d == 0 for d in range(2, int(n**0.5) + 1)):
@@ -132,7 +142,7 @@ def _negamax(current, mask, moves, alpha, beta, keys, values, counters) -> int:
 
     key = current + mask
     slot = key % keys.size
-    if keys[slot] == (key & _LOW32):
+    if keys[slot] == _stored_key(key, keys):
         val = np.int64(values[slot])
         if val > _MAX_SCORE - _MIN_SCORE + 1:  # a lower bound
             low = val + 2 * _MIN_SCORE - _MAX_SCORE - 2
@@ -176,12 +186,12 @@ def _negamax(current, mask, moves, alpha, beta, keys, values, counters) -> int:
         if counters[2]:
             return 0
         if score >= beta:
-            keys[slot] = key & _LOW32
+            keys[slot] = _stored_key(key, keys)
             values[slot] = score + _MAX_SCORE - 2 * _MIN_SCORE + 2
             return score
         if score > alpha:
             alpha = score
-    keys[slot] = key & _LOW32
+    keys[slot] = _stored_key(key, keys)
     values[slot] = alpha - _MIN_SCORE + 1
     return alpha
 
@@ -426,7 +436,7 @@ class Solver:
 
     Args:
         table_bits: the table holds the first prime above ``2**table_bits`` entries of
-            5 bytes (24: 80 MiB, Pons' size); 10 to 27.
+            5 bytes (24: 80 MiB, Pons' size; 9 bytes below 17); 10 to 27.
     """
 
     def __init__(self, table_bits: int = 24):
@@ -435,7 +445,10 @@ class Solver:
                 f"table_bits must be an integer in 10..27, got {table_bits!r}"
             )
         size = _table_size(table_bits)
-        self._keys = np.zeros(size, dtype=np.uint32)
+        # 32 bits of a key and its slot identify it only in a table above 2**17
+        # entries (Pons' argument: 2**32 times the size exceeds 2**49)
+        wide = size <= 1 << 17
+        self._keys = np.zeros(size, dtype=np.uint64 if wide else np.uint32)
         self._values = np.zeros(size, dtype=np.uint8)
         self.nodes = 0  # nodes searched over this solver's life
 
