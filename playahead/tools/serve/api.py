@@ -489,10 +489,7 @@ def api_hint(req: models.HintRequest, max_seconds: float = MAX_SECONDS) -> dict:
 def page_default(game: Game) -> str:
     """The planner spec of the page's hints, reviews and autoplay in ``game`` when the
     request names none: :data:`PAGE_DEFAULTS`, else the tools' default."""
-    spec = PAGE_DEFAULTS.get(game.name)
-    if spec is not None and parse_spec(spec)[0] in available_agents():
-        return spec
-    return default_agent(game)
+    return PAGE_DEFAULTS.get(game.name) or default_agent(game)
 
 
 def _planner(game: Game, env, agent, settings, max_seconds: float):
