@@ -100,6 +100,8 @@ def add_options(
         elif kind is bool and default is True:
             flag = meta.get("flag", "--no-" + field.name.replace("_", "-"))
             options.update(action="store_false")
+            if flag not in options["help"]:  # the doc says what the field turns on
+                options["help"] = "turn off: " + options["help"]
         elif kind is bool:
             options.update(action="store_true")
         elif kind is dict or typing.get_origin(kind) is dict:

@@ -18,7 +18,9 @@ from playahead.alphazero import kernels as k
 from playahead.alphazero.net import NetFileError, PolicyValueNet, load_net, save_net
 from playahead.alphazero.search import (
     Batch,
+    Evaluator,
     SelfPlaySettings,
+    mirror_actions,
     root_values,
     search,
     self_play,
@@ -231,9 +233,38 @@ def test_agent_is_deterministic_given_its_seed(c4_net):
     assert analysis.stats["net_calls"] == 1
 
 
+@pytest.mark.parametrize("game, channels", [(k.CONNECT_FOUR, 8), (k.TIC_TAC_TOE, 4)])
+def test_the_mirrored_evaluation_is_the_same_for_a_position_and_its_mirror(
+    game, channels
+):
+    torch.manual_seed(1)
+    net = PolicyValueNet(game, channels, 1)
+    mirror = mirror_actions(game)
+    rows, cols = k.SHAPES[game]
+    obs = (np.random.default_rng(0).random((5, 2, rows, cols)) < 0.3).astype(np.float32)
+    plain_logits, plain_values = Evaluator(net)(obs)
+    logits, values = Evaluator(net, mirror)(obs)
+    flipped_logits, flipped_values = Evaluator(net, mirror)(obs[..., ::-1].copy())
+    np.testing.assert_allclose(flipped_logits, logits[:, mirror], atol=1e-5)
+    np.testing.assert_allclose(flipped_values, values, atol=1e-5)
+    # the average of the two plain answers, not the plain answer alone
+    back_logits, back_values = Evaluator(net)(obs[..., ::-1].copy())
+    np.testing.assert_allclose(
+        logits, (plain_logits + back_logits[:, mirror]) / 2, atol=1e-5
+    )
+    np.testing.assert_allclose(values, (plain_values + back_values) / 2, atol=1e-5)
+    assert not np.allclose(logits, plain_logits, atol=1e-3)
+
+
+def test_mirror_is_a_left_right_flip_of_the_actions():
+    assert mirror_actions(k.CONNECT_FOUR).tolist() == [6, 5, 4, 3, 2, 1, 0]
+    assert mirror_actions(k.TIC_TAC_TOE).tolist() == [2, 1, 0, 5, 4, 3, 8, 7, 6]
+
+
 @pytest.mark.parametrize(
     "spec, message",
     [
+        ("alphazero:mirror=3", "mirror must be true or false"),
         ("alphazero:n_simulations=100_000_000", "n_simulations must be"),
         ("alphazero:n_simulations=-1", "n_simulations must be"),
         ("alphazero:path=/nonexistent/dir", "no AlphaZero net"),

@@ -116,6 +116,29 @@ def test_a_damaged_checkpoint_gets_one_line(tmp_path):
     assert "missing or damaged" in result.stderr and "Traceback" not in result.stderr
 
 
+def test_a_run_started_from_a_net_carries_on_its_counts(tmp_path):
+    first = tmp_path / "first"
+    _train(first, "--iterations", "2", "--workers", "0")
+    meta = read_net_file(first / "net.npz")[0]
+    branch = tmp_path / "branch"
+    init = ("--init", str(first / "net.npz"), "--channels", "16", "--seed", "6")
+    _train(branch, "--iterations", "3", "--workers", "0", *init)
+    rows = _curve(branch)
+    assert [int(r["iteration"]) for r in rows] == [3]
+    assert int(rows[0]["games"]) == meta["games"] + 48
+    branched = read_net_file(branch / "net.npz")[0]
+    assert branched["channels"] == meta["channels"] == 8  # the net's, not --channels
+    assert branched["cpu_hours"] > meta["cpu_hours"]
+    refused = _train(tmp_path / "both", *init, "--resume", check=False)
+    assert refused.returncode != 0 and "give one" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    missing = _train(
+        tmp_path / "missing", "--init", str(tmp_path / "no.npz"), check=False
+    )
+    assert missing.returncode != 0 and "no.npz" in missing.stderr
+    assert "Traceback" not in missing.stderr
+
+
 @pytest.mark.parametrize(
     "option, message",
     [

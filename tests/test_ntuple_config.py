@@ -50,8 +50,14 @@ def test_each_option_says_what_its_field_docstring_says():
         shown = field.metadata.get("default", field.default)
         if "cli_default" in field.metadata:
             shown = field.metadata["cli_default"]
-        assert action.help == option_help(docs[field.name], shown)
+        expected = option_help(docs[field.name], shown)
+        switch = action.option_strings[0]
+        if switch.startswith("--no-") and switch not in expected:
+            expected = "turn off: " + expected  # the doc says what it turns on
+        assert action.help == expected
         assert "``" not in action.help and ":mod:" not in action.help
+    helps = {a.option_strings[0]: a.help for a in parser._actions if a.option_strings}
+    assert helps["--no-progress"] == "turn off: show a progress bar"
 
 
 def test_parsed_options_are_the_config_defaults():

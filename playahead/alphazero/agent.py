@@ -66,6 +66,9 @@ class AlphaZeroAgent(Planner):
         n_simulations: simulations a move (0: the raw policy), at most
             :data:`~playahead.alphazero.search.MAX_SIMULATIONS`.
         c_puct: PUCT's exploration constant.
+        mirror: evaluate every position as given and mirrored left-right in one net
+            call, and average the two answers (see
+            :class:`~playahead.alphazero.search.Evaluator`).
         seed: seed of the generator that breaks ties.
     """
 
@@ -76,6 +79,7 @@ class AlphaZeroAgent(Planner):
         path: str | None = None,
         n_simulations: int = 400,
         c_puct: float = 1.5,
+        mirror: bool = False,
         seed: int | None = None,
     ) -> None:
         from playahead.alphazero.kernels import MAX_SIMULATIONS
@@ -93,13 +97,16 @@ class AlphaZeroAgent(Planner):
         self.path = path
         self.n_simulations = n_simulations
         self.c_puct = check_positive("c_puct", c_puct, integer=False)
+        if not isinstance(mirror, bool):
+            raise ValueError(f"mirror must be true or false, got {mirror!r}")
+        self.mirror = mirror
         self._nets: dict[str, tuple] = {}
         if path is not None:
             self._load(None)  # a bad file is refused at once
 
     def _load(self, env_id: str | None):
         from playahead.alphazero.net import load_net
-        from playahead.alphazero.search import Batch, Evaluator
+        from playahead.alphazero.search import Batch, Evaluator, mirror_actions
 
         key = env_id or "given"
         if key not in self._nets:
@@ -118,7 +125,8 @@ class AlphaZeroAgent(Planner):
 
             game = GAMES[meta["env_id"]]
             batch = Batch.new(game, 1, max(self.n_simulations, 1))
-            self._nets[key] = (game, Evaluator(net), batch, meta)
+            mirror = mirror_actions(game) if self.mirror else None
+            self._nets[key] = (game, Evaluator(net, mirror), batch, meta)
             if env_id is not None and self.path is not None:
                 self._nets["given"] = self._nets[key]
         return self._nets[key]

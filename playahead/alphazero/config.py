@@ -82,6 +82,10 @@ class AlphaZeroConfig:
     """stop after this much training CPU time (self-play and learning), if given."""
     resume: bool = False
     """continue the run in ``out`` from its last checkpoint."""
+    init: str | None = None
+    """a new run starts from this net (``.npz``, e.g. a snapshot of another run) and
+    carries on its iteration, games, positions and CPU hours; its architecture is the
+    net's (a new run only)."""
     progress: bool = True
     """show a progress bar."""
     tensorboard: bool = True
@@ -117,6 +121,10 @@ class AlphaZeroConfig:
         if self.max_cpu_hours is not None and not 0 < self.max_cpu_hours <= 1e5:
             raise ValueError(
                 f"max_cpu_hours must be in (0, 1e5], got {self.max_cpu_hours}"
+            )
+        if self.init is not None and self.resume:
+            raise ValueError(
+                "init starts a new run from a net and resume continues a run: give one"
             )
         if self.ray and self.workers < 1:
             raise ValueError("ray runs self-play in workers: workers must be >= 1")

@@ -39,16 +39,22 @@ import torch
 
 from playahead._rundirs import refuse_another_run
 from playahead.alphazero.config import AlphaZeroConfig
-from playahead.alphazero.kernels import CONNECT_FOUR, N_ACTIONS, SHAPES
+from playahead.alphazero.kernels import N_ACTIONS, SHAPES
 from playahead.alphazero.net import (
     GAMES,
     NetFileError,
     PolicyValueNet,
+    load_net,
     net_bytes,
     net_from_bytes,
     write_atomic,
 )
-from playahead.alphazero.search import Games, SelfPlaySettings, self_play
+from playahead.alphazero.search import (
+    Games,
+    SelfPlaySettings,
+    mirror_actions,
+    self_play,
+)
 
 MARKER = "checkpoint/state.json"
 CURVE_FIELDS = (
@@ -62,15 +68,6 @@ CURVE_FIELDS = (
     "draws",
     "mean_length",
 )
-
-
-def mirror_actions(game: int) -> np.ndarray:
-    """The action each action becomes when the board is mirrored left-right."""
-    rows, cols = SHAPES[game]
-    if game == CONNECT_FOUR:
-        return np.arange(cols)[::-1].copy()
-    a = np.arange(rows * cols)
-    return (a // cols) * cols + (cols - 1 - a % cols)
 
 
 def _settings(cfg: AlphaZeroConfig) -> SelfPlaySettings:
@@ -322,7 +319,14 @@ def train_alphazero(cfg: AlphaZeroConfig) -> Path:
                 f"{out} is not empty; choose a new directory for a new run"
             )
         torch.manual_seed(cfg.seed)
-        net = PolicyValueNet(game, cfg.channels, cfg.blocks).eval()
+        start = {"iteration": 0, "games": 0, "positions": 0, "cpu_hours": 0.0}
+        if cfg.init is None:
+            net = PolicyValueNet(game, cfg.channels, cfg.blocks).eval()
+            arch = {"channels": cfg.channels, "blocks": cfg.blocks}
+        else:
+            net, meta = load_net(cfg.init, cfg.env_id)
+            arch = {"channels": meta["channels"], "blocks": meta["blocks"]}
+            start.update({key: meta.get(key, 0) for key in start})
         opt = torch.optim.AdamW(
             net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay
         )
@@ -330,12 +334,12 @@ def train_alphazero(cfg: AlphaZeroConfig) -> Path:
         state = {
             "env_id": cfg.env_id,
             "seed": cfg.seed,
-            "iteration": 0,
-            "games": 0,
-            "positions": 0,
-            "cpu_seconds": 0.0,
+            "iteration": int(start["iteration"]),
+            "games": int(start["games"]),
+            "positions": int(start["positions"]),
+            "cpu_seconds": 3600.0 * float(start["cpu_hours"]),
             "curve": [],
-            "net": {"channels": cfg.channels, "blocks": cfg.blocks},
+            "net": arch,
         }
     torch.set_num_threads(1)
     (out / "snapshots").mkdir(parents=True, exist_ok=True)
