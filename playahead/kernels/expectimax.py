@@ -70,6 +70,7 @@ from playahead.games.chance import (
     unpack_cards,
 )
 from playahead.kernels.borrow import borrowed_members
+from playahead.kernels.counters import LIMIT, NODES, TT_HITS
 from playahead.kernels.fixed_patterns import kind_of
 from playahead.kernels.ntuple import (
     code_shift,
@@ -117,8 +118,9 @@ class SearchContext(NamedTuple):
     tt_keys: np.ndarray
     #: ``float64[n]``: the transposition table's values.
     tt_values: np.ndarray
-    #: ``int64[3]``: nodes, tt hits, node limit (a node is a position reached by a
-    #: legal move). Once the node count passes the limit every chance node that would
+    #: ``int64[3]``: nodes, tt hits, node limit, read by the names of
+    #: :mod:`playahead.kernels.counters` (a node is a position reached by a legal
+    #: move). Once the node count passes the limit every chance node that would
     #: expand returns 0 at once: the search is abandoned, and its caller must see
     #: ``nodes > limit`` and throw its values away (how a node budget stops a search
     #: that runs long).
@@ -293,7 +295,7 @@ def _lookup_probe(board, aux, ctx, cfg):
     tt_keys, tt_values, counters = ctx.tt_keys, ctx.tt_values, ctx.counters
     slot = _slot(board, aux, cfg.tt_bits)
     if tt_keys[slot, 0] == board and tt_keys[slot, 1] == aux:
-        counters[1] += 1
+        counters[TT_HITS] += 1
         return slot, tt_values[slot]
     return slot, np.nan
 
@@ -443,7 +445,7 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net, scratch):
         if net is not None:
             v += _learned(board, 0, net)
         return v
-    if counters[0] > counters[2]:  # over the node limit: abandoned
+    if counters[NODES] > counters[LIMIT]:  # over the node limit: abandoned
         return 0.0
     aux = (stamp << _U24) | (np.uint64(depth_left) << _U16)
     slot = np.int64(0)
@@ -478,7 +480,7 @@ def chance_2048(board, depth_left, cprob, ctx, cfg, net, scratch):
                 vertical, side, src, out = _move(child, child_t, a, moves)
                 if out == src:
                     continue
-                counters[0] += 1
+                counters[NODES] += 1
                 out_t = transpose(out)
                 after = out_t if vertical else out
                 if leaf:
@@ -519,7 +521,7 @@ def _leaf_moves_2048(child, child_t, ctx, reward_weight, net, scratch):
         vertical, side, src, out = _move(child, child_t, a, moves)
         if out == src:
             continue
-        counters[0] += 1
+        counters[NODES] += 1
         out_t = transpose(out)
         known[a] = evaluate_pair(out, out_t, table)
         known[4 + a] = 0.0
@@ -605,7 +607,7 @@ def _root_2048(board, depth, ctx, cfg, net, held):
         vertical, side, src, out = _move(board, board_t, a, moves)
         if out == src:
             continue
-        counters[0] += 1
+        counters[NODES] += 1
         after = transpose(out) if vertical else out
         values[a] = cfg.reward_weight * _reward(src, side, rewards) + chance_2048(
             after, depth, 1.0, inner, cfg, leaf, scratch
@@ -669,7 +671,7 @@ def _card_leaves(
         seen += 1
     for j in range(n_bonus):
         res += bonus_p(j, n_bonus, window) * b3
-    ctx.counters[0] += legal * (seen + (n_bonus > 0))
+    ctx.counters[NODES] += legal * (seen + (n_bonus > 0))
     return res
 
 
@@ -763,7 +765,7 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net, scratch):
     if net is None:
         if cut:
             return evaluate_pair(board, board_t, table)
-    if counters[0] > counters[2]:  # over the node limit: abandoned
+    if counters[NODES] > counters[LIMIT]:  # over the node limit: abandoned
         return 0.0
     use_tt = use_tt and not cut  # a cut learned node: one round of leaves, not cached
     aux = (stamp << _U24) | (np.uint64(max(depth_left, 0)) << _U16) | np.uint64(deck)
@@ -849,7 +851,7 @@ def card_node(board, deck, depth_left, cprob, ctx, cfg, net, scratch):
             f = flags[a]
             if f == 0:  # illegal
                 continue
-            counters[0] += 1
+            counters[NODES] += 1
             out = outs[a]
             vertical = (f & 2) != 0
             side = (f >> 2) & 1
@@ -932,7 +934,7 @@ def _root_threes(board, cards, depth, ctx, cfg, net, held):
         vertical, side, src, out = _move(board, board_t, a, moves)
         if out == src:
             continue
-        counters[0] += 1
+        counters[NODES] += 1
         if _has_top_rank(out):
             values[a] = evaluate_pair(out, transpose(out), table)
             continue
