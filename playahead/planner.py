@@ -200,6 +200,9 @@ class Planner(abc.ABC):
     """
 
     name = "planner"
+    #: The spec the planner was made from (:func:`playahead.agents.make_agent` sets
+    #: it; None for a planner built directly).
+    spec: str | None = None
 
     def __init__(
         self, seed: int | None = None, time_limit: float | None = None, compiled=True

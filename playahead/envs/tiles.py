@@ -371,7 +371,7 @@ class ThreesEnv(_TileEnv):
 
     def _card_fields(self) -> tuple[int, int, int, int, int]:
         """(ones, twos, threes left, preview lo, preview hi) of the cards word."""
-        return tuple(int(v) for v in threes.unpack_cards(np.int64(self._cards)))
+        return tuple(map(int, threes.unpack_cards(np.int64(self._cards))))
 
     @property
     def next_card(self) -> int | tuple[int, ...]:

@@ -132,7 +132,7 @@ def full_deck() -> list[int]:
 def deck_after(rank: int) -> list[int]:
     """[1s, 2s, 3s] left in a fresh deck once preview ``rank`` was taken from it (a
     bonus preview takes nothing): 2 -> [4, 3, 4]."""
-    counts = full_deck()
+    counts = [DECK_EACH] * 3
     if 1 <= rank <= 3:
         counts[rank - 1] -= 1
     return counts

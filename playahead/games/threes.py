@@ -401,4 +401,4 @@ def from_faces(board) -> np.uint64:
 
 def max_card(board) -> int:
     """Largest face value on a packed board."""
-    return int(card_values()[max_rank(np.uint64(board))])
+    return int(CARD_VALUES[max_rank(np.uint64(board))])

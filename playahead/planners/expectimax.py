@@ -240,7 +240,7 @@ class ExpectimaxSettings:
         value is hashable (an agent built again from the same spec shares them)."""
         try:
             keys = sorted(options)
-            values = [options[k] for k in keys]
+            values = list(map(options.get, keys))
             return _checked(tuple(zip(keys, map(type, values), values, strict=True)))
         except TypeError:  # e.g. an Evaluator object
             return cls(**options)

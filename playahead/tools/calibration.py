@@ -81,12 +81,10 @@ def to_points(
     best = np.broadcast_to(np.asarray(best, dtype=float), shape).ravel()
     ahead = values - score
     centres = np.asarray(knots["score"], dtype=float)
-    extra = np.stack(
-        [
-            np.interp(best - score, x, h)
-            for x, h in zip(knots["x"], knots["h"], strict=True)
-        ]
-    )
+    seen = best - score  # what the search sees coming from the best move
+    extra = np.empty((len(knots["x"]), values.size))  # h at each map's score
+    for i, (x, h) in enumerate(zip(knots["x"], knots["h"], strict=True)):
+        extra[i] = np.interp(seen, x, h)
     # linear in the score so far between the maps' scores, the end maps beyond them
     where = np.interp(score, centres, np.arange(len(centres)))
     low = np.floor(where).astype(int)
@@ -115,7 +113,7 @@ def calibrates(planner) -> bool:
 
     if not isinstance(planner, ExpectimaxAgent):
         return False
-    evaluator = planner.evaluator
+    evaluator = planner.settings.evaluator
     if evaluator is None or evaluator == "ntuple":
         return True
     shipped = {m["evaluator"] for m in maps().values()}
@@ -186,7 +184,7 @@ def ending_score(base, action: int) -> float | None:
         return None
     if int(max_rank(after)) == threes.RANK_12288:
         return float(threes.score(after, row_scores))  # the 12288 ending: no card
-    _, _, _, lo, hi = (int(v) for v in threes.unpack_cards(state.cards))
+    _, _, _, lo, hi = map(int, threes.unpack_cards(state.cards))
     finals = []
     for line in range(4):
         if not moved >> line & 1:

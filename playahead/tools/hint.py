@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import sys
 from pathlib import Path
@@ -238,24 +239,13 @@ def hint(
     if not hasattr(planner, "analyze"):
         raise ValueError(f"agent {spec!r} cannot analyze positions (no analyze())")
     analysis = calibrate(env, planner.analyze(env), planner)
-    legal = sorted(
-        np.flatnonzero(env.action_masks()), key=lambda a: _order_key(analysis, a)
-    )
-    moves = tuple(
-        MoveHint(
-            int(a),
-            _name(name, env, int(a)),
-            float(analysis.values[a]),
-            _why(analysis, int(a)),
-        )
-        for a in legal
-    )
-    note = (
-        _time_note(planner, analysis)
-        or _fallback_note(analysis)
-        or _budget_note(planner, analysis)
-    )
-    return Hint(f"{name} ({text})", spec, moves, analysis, note)
+    legal = map(int, np.flatnonzero(env.action_masks()))
+    moves = []
+    for a in sorted(legal, key=functools.partial(_order_key, analysis)):
+        value = float(analysis.values[a])
+        moves.append(MoveHint(a, _name(name, env, a), value, _why(analysis, a)))
+    note = _note(planner, analysis)
+    return Hint(f"{name} ({text})", spec, tuple(moves), analysis, note)
 
 
 def exactness(analysis) -> tuple[bool, str]:
@@ -284,40 +274,30 @@ def exactness(analysis) -> tuple[bool, str]:
     return False, ""
 
 
-def _fallback_note(analysis) -> str:
-    """A line saying the solver did not solve the position and what the values are
-    instead ("" if it solved it, or another planner ran)."""
-    if analysis.stats.get("fallback") != "minimax":
-        return ""
-    return (
-        f"{exactness(analysis)[1]}; allow the solver more with --agent "
-        f"'solver:budget=NODES' (at most {MAX_NODES:,})"
-    )
-
-
-def _time_note(planner, analysis) -> str:
-    """A line saying the search stopped at its time limit ("" if it finished)."""
+def _note(planner, analysis) -> str:
+    """A line saying why the values may fall short, or "": the search stopped at its
+    time limit, the solver did not solve the position (the values are minimax's), or
+    the node budget stopped the search short of its depth (where no time limit ran
+    the search)."""
+    stats = analysis.stats
     limit = getattr(planner, "time_limit", None)
     # minimax without a depth means "solve it": heuristic values mean time ran out
     unsolved = (
         analysis.value_kind == "heuristic" and getattr(planner, "depth", 0) is None
     )
-    if limit is None or not (
-        unsolved or analysis.stats.get("seconds", 0.0) >= 0.9 * limit
-    ):
-        return ""
-    return (
-        f"the search stopped at its {limit:g} s limit, so the values may be shallow; "
-        f"allow more with --agent 'NAME:time_limit=SECONDS' (at most {MAX_SECONDS:g})"
-    )
-
-
-def _budget_note(planner, analysis) -> str:
-    """A line saying the node budget stopped the search short of its depth ("" if
-    it did not, or a time limit ran the search)."""
-    stats = analysis.stats
-    budget = stats.get("budget", getattr(planner, "budget", None))
-    if not stats.get("budget_cut") or budget is None or planner.time_limit:
+    if limit is not None and (unsolved or stats.get("seconds", 0.0) >= 0.9 * limit):
+        return (
+            f"the search stopped at its {limit:g} s limit, so the values may be "
+            "shallow; allow more with --agent 'NAME:time_limit=SECONDS' (at most "
+            f"{MAX_SECONDS:g})"
+        )
+    if stats.get("fallback") == "minimax":
+        return (
+            f"{exactness(analysis)[1]}; allow the solver more with --agent "
+            f"'solver:budget=NODES' (at most {MAX_NODES:,})"
+        )
+    budget = stats["budget"] if "budget" in stats else getattr(planner, "budget", None)
+    if not stats.get("budget_cut") or budget is None or limit:
         return ""
     return (
         f"the node budget ({budget:,} nodes) stopped the search at depth "

@@ -41,6 +41,8 @@ def short_name(game: str) -> str:
     Raises:
         ValueError: unknown game; the message lists the short names.
     """
+    if isinstance(game, str) and game in GAMES:  # already a short name
+        return game
     from playahead.envs import game_name_of
 
     try:
@@ -70,8 +72,8 @@ def read_board(board) -> list[list[str]]:
                     f"the board looks like JSON but is not: {err}"
                 ) from None
         else:
-            rows = [r for r in text.replace("\n", "/").split("/") if r.strip()]
-            return [r.replace(",", " ").split() for r in rows]
+            rows = text.replace("\n", "/").split("/")
+            return [r.replace(",", " ").split() for r in rows if r.strip()]
     try:
         return [[str(c).strip() for c in row] for row in board]
     except TypeError:
@@ -79,7 +81,7 @@ def read_board(board) -> list[list[str]]:
 
 
 def _shape(rows: list[list[str]], n_rows: int, n_cols: int, what: str) -> None:
-    if len(rows) != n_rows or any(len(r) != n_cols for r in rows):
+    if list(map(len, rows)) != [n_cols] * n_rows:
         found = ", ".join(str(len(r)) for r in rows)
         raise ValueError(
             f"{what} is {n_rows} rows of {n_cols} cells; got {len(rows)} rows with "
