@@ -41,11 +41,19 @@ from playahead.envs.base import simulator
 KINDS = ("2048", "threes", "tictactoe", "connect_four", "nim", "generic")
 
 
-def check_positive(name: str, value, *, integer: bool = True, allow_none: bool = False):
+def check_positive(
+    name: str,
+    value,
+    *,
+    integer: bool = True,
+    allow_none: bool = False,
+    at_most: float | None = None,
+):
     """Validate a budget option; returns it (as int when ``integer``).
 
     Raises:
-        ValueError: not a positive number (or None when ``allow_none``).
+        ValueError: not a positive number (or None when ``allow_none``), or above
+            ``at_most``.
     """
     if value is None and allow_none:
         return None
@@ -54,10 +62,11 @@ def check_positive(name: str, value, *, integer: bool = True, allow_none: bool =
     )
     if ok and integer:
         ok = float(value).is_integer()
-    if not ok or not value > 0:
+    if not ok or not value > 0 or (at_most is not None and value > at_most):
         kind = "a positive integer" if integer else "a positive number"
         extra = " or none" if allow_none else ""
-        raise ValueError(f"{name} must be {kind}{extra}, got {value!r}")
+        cap = "" if at_most is None else f" at most {at_most:,}"
+        raise ValueError(f"{name} must be {kind}{cap}{extra}, got {value!r}")
     return int(value) if integer else float(value)
 
 

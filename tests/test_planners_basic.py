@@ -71,6 +71,7 @@ def test_make_agent_reads_spec_options(spec, name, options):
     [
         ("mcts:foo=1", ["foo", "n_simulations", "rollout_depth"]),
         ("mcts:n_simulations=0", ["n_simulations", "positive"]),
+        ("mcts:n_simulations=10000001", ["n_simulations", "at most 10,000,000"]),
         ("mcts:rollout=smart", ["rollout", "random", "greedy"]),
         ("mc:scoring=cells", ["scoring", "squares"]),
         ("lookahead:depth=1.5", ["depth", "integer"]),

@@ -40,6 +40,8 @@ from playahead.planners.mc import DUEL_KINDS, TILE_KINDS, value_kind
 
 ROLLOUTS = ("random", "greedy")
 _CHUNK = 64  # simulations between deadline checks
+#: The most simulations a decision may ask for (a longer search: ``time_limit``).
+MAX_SIMULATIONS = 10**7
 
 
 def _grow(arrays: tuple, needed: int) -> tuple:
@@ -68,7 +70,8 @@ class MCTS(Planner):
     """``mcts``: UCT with chance nodes and negamax backups (see the module docstring).
 
     Args:
-        n_simulations: simulations per decision (None: until ``time_limit``).
+        n_simulations: simulations per decision, at most :data:`MAX_SIMULATIONS`
+            (None: until ``time_limit``).
         c: exploration constant of UCT.
         rollout: ``"random"`` or ``"greedy"`` playouts.
         rollout_depth: moves per playout before it is scored (None: to the end).
@@ -93,7 +96,7 @@ class MCTS(Planner):
     ):
         super().__init__(seed, time_limit, compiled)
         self.n_simulations = check_positive(
-            "n_simulations", n_simulations, allow_none=True
+            "n_simulations", n_simulations, allow_none=True, at_most=MAX_SIMULATIONS
         )
         if self.n_simulations is None and self.time_limit is None:
             raise ValueError("mcts needs n_simulations or time_limit (or both)")
