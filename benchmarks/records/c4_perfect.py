@@ -18,6 +18,8 @@ overall and by number of discs; :func:`perfect_moves` does the same from Python.
 Examples::
 
     python -m benchmarks.records.c4_perfect --build
+    python -m benchmarks.records.c4_perfect --build --build-seed 2 \\
+        --folder benchmarks/results/c4-devset --exclude benchmarks/results/c4-testset
     python -m benchmarks.records.c4_perfect --agent "mcts:n_simulations=1000"
     python -m benchmarks.records.c4_perfect --table   # the records' table
 """
@@ -46,12 +48,18 @@ def default_quotas() -> dict[int, int]:
     return quotas
 
 
-def build(seed: int = 1, folder: Path = TESTSET) -> Path:
-    """Play, label and write the test set; the path of ``positions.csv``."""
+def build(seed: int = 1, folder: Path = TESTSET, exclude: Path | None = None) -> Path:
+    """Play, label and write the test set; the path of ``positions.csv``.
+
+    ``exclude``: another set's folder whose positions this one leaves out (a
+    development set beside the test set)."""
     from benchmarks.records.c4positions import play_positions
     from playahead.games import connect_four_solver as c4s
 
     positions = play_positions(default_quotas(), seed)
+    if exclude is not None:
+        taken = {row["moves"] for row in load(exclude)}
+        positions = [p for p in positions if p["moves"] not in taken]
     solver = c4s.Solver()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "positions.csv"
@@ -174,13 +182,21 @@ def table(folder: Path = TESTSET) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.records.c4_perfect")
     parser.add_argument("--build", action="store_true", help="play and label the set")
+    parser.add_argument(
+        "--build-seed", type=int, default=1, help="seed of the games --build plays"
+    )
+    parser.add_argument(
+        "--exclude",
+        type=Path,
+        help="a set's folder whose positions --build leaves out",
+    )
     parser.add_argument("--agent", action="append", default=[], help="agent spec")
     parser.add_argument("--seed", type=int, default=0, help="seed of the agents")
     parser.add_argument("--folder", type=Path, default=TESTSET, help="test set folder")
     parser.add_argument("--table", action="store_true", help="print the records' table")
     args = parser.parse_args(argv)
     if args.build:
-        print(build(folder=args.folder))
+        print(build(args.build_seed, args.folder, args.exclude))
     for spec in args.agent:
         report = perfect_moves(spec, args.seed, args.folder)
         summary = args.folder / "records" / f"{slug(spec)}.json"
