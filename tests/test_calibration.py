@@ -20,22 +20,7 @@ RESULTS = Path(__file__).parent.parent / "benchmarks" / "results" / "calibration
 STRENGTH = RESULTS.parent / "strength"
 
 
-#: The committed measurements do not meet the goal yet: a bin or two are just outside
-#: ±10%, within what the replayed games can tell apart (each bin's ``final_ci95``).
-#: Strict: once a resumed ``python -m benchmarks calibration`` meets it, this fails
-#: until the mark goes.
-SHORT_OF_THE_GOAL = pytest.mark.xfail(
-    strict=True, reason="a bin or two outside ±10%: see benchmarks/results/calibration"
-)
-
-
-@pytest.mark.parametrize(
-    "game",
-    [
-        pytest.param("threes", marks=SHORT_OF_THE_GOAL),
-        pytest.param("2048", marks=SHORT_OF_THE_GOAL),
-    ],
-)
+@pytest.mark.parametrize("game", ["threes", "2048"])
 def test_the_committed_bins_meet_the_goal(game):
     """Held-out positions of the default's record games, binned by decile of the
     shown value: every bin's mean final score within 10% of its mean shown value."""
@@ -48,17 +33,23 @@ def test_the_committed_bins_meet_the_goal(game):
 @pytest.mark.parametrize("game", ["threes", "2048"])
 def test_the_record_and_the_shipped_map_come_from_the_committed_positions(game):
     """The measurement recomputed from the committed replays is the committed one,
-    the shipped map is the one fitted on every replayed game, and every whole game
-    replayed ended as the strength record says."""
+    the shipped map is the one fitted on the games before the held-out ones, the
+    measured games are held-out games only, and every whole game replayed ended as
+    the strength record says."""
     from benchmarks.records import calibration as bench
 
     data = json.loads((RESULTS / f"{game}.json").read_text())
     again = bench.measurement(game)
     assert (again["bins"], again["before"]) == (data["bins"], data["before"])
     assert data["whole_games_as_recorded"] == data["whole_games"] > 0
-    games = list(bench.read_positions(game).values())
+    fitted, held = bench.split(game)
+    cut = bench.HELD_OUT_FROM[game]
+    assert fitted and all(g["index"] < cut for g in fitted)
+    assert all(g["index"] >= cut for g in held)
+    assert data["games"] == sum("final_from" not in g for g in held) > 0
+    assert data["fitted_games"] == len(fitted)
     shipped = calibration.maps()[game]
-    assert {k: shipped[k] for k in ("score", "x", "h")} == bench._fit(games)
+    assert {k: shipped[k] for k in ("score", "x", "h")} == bench._fit(fitted)
     assert data["worst"] < data["worst_before"] / 3
 
 
@@ -214,3 +205,12 @@ def test_games_for_goal_scales_with_the_widest_interval():
     ]
     assert bench.games_for_goal(rows, 50) == 200
     assert bench.games_for_goal(rows[:1], 50) == 50
+
+
+def test_the_docs_calibration_table_is_written_from_the_records():
+    from benchmarks.records import calibration as bench
+
+    page = bench.PAGE.read_text()
+    match = bench.MARKER.search(page)
+    assert match is not None
+    assert match.group(0) == match.group(1) + bench.table() + match.group(2)

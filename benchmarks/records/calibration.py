@@ -16,17 +16,26 @@
    first MOVES moves (every :data:`OPENING_STRIDE`-th position kept) into
    ``{game}-openings.jsonl``, with the record's final score: cheap positions of many
    games, where the final score varies most.
-2. **Fit.** On every replayed game (a whole game where there is one, else its
-   opening), the map of :func:`playahead.tools.calibration.to_points` (:func:`fit_map`),
-   written to ``playahead/data/calibration.json``.
-3. **Measure.** Leave-one-game-out cross-fitting: each game's positions are shown by
-   the map fitted on all the other games. The shown values (and, before, the
-   search's own) are binned by decile; each bin's mean shown value is compared with
-   the mean final score of its positions, whose 95% interval resamples whole games
-   (:func:`bins`). Written to
-   ``benchmarks/results/calibration/{game}.json`` (``bins``; ``before``), drawn as a
-   reliability diagram into ``docs/calibration-{game}.png`` and tabled in
+2. **Fit.** On the replayed games below :data:`HELD_OUT_FROM` (a whole game where
+   there is one, else its opening), the map of
+   :func:`playahead.tools.calibration.to_points` (:func:`fit_map`), written to
+   ``playahead/data/calibration.json``: the map the tools show.
+3. **Measure.** The shipped map on the held-out games, from :data:`HELD_OUT_FROM`
+   on, which the fit never saw. The shown values (and, before, the search's own) are
+   binned by decile; each bin's mean shown value is compared with the mean final
+   score of its positions, whose 95% interval resamples whole games (:func:`bins`).
+   Written to ``benchmarks/results/calibration/{game}.json`` (``bins``; ``before``),
+   drawn as a reliability diagram into ``docs/calibration-{game}.png`` and tabled in
    docs/tools.md.
+
+   The held-out games are a fixed set rather than each game in turn
+   (leave-one-game-out): a map fitted on the other games is lower where the held-out
+   game scored high, since its cells' means lose that game, so binning by the shown
+   value sorts the high-scoring games into the low bins. ``--null-check`` prints
+   both measurements' bins with the final scores shuffled among the games
+   (:func:`null_check`): the low bins of the leave-one-game-out measurement stand
+   further above zero (the top bin is off in both, as a shuffled final can fall below
+   the score already made).
 """
 
 from __future__ import annotations
@@ -52,6 +61,8 @@ ENV_IDS = {"threes": "Threes-v0", "2048": "2048-v0"}
 #: mean shown value.
 GOAL = 0.10
 BINS = 10
+#: Games of the record from this index on are held out: measured, never fitted.
+HELD_OUT_FROM = {"threes": 300, "2048": 150}
 #: Bootstrap draws of a bin's interval (:func:`bins`).
 RESAMPLES = 2000
 
@@ -167,7 +178,17 @@ def main(argv: list[str] | None = None) -> None:
         "--first", type=int, default=0, help="the first game replayed (default 0)"
     )
     parser.add_argument("--replay-only", action="store_true")
+    parser.add_argument(
+        "--null-check",
+        action="store_true",
+        help="only print the held-out and the leave-one-game-out bins of the "
+        "replayed games with their final scores shuffled (seed 0)",
+    )
     args = parser.parse_args(argv)
+    if args.null_check:
+        for name, rows in null_check(args.game).items():
+            print(name, " ".join(f"{r['final'] / r['shown'] - 1:+.1%}" for r in rows))
+        return
     replay(args.game, args.games, args.openings, args.first)
     if args.replay_only:
         return
@@ -223,19 +244,31 @@ def _fit(games: list[dict]) -> dict:
     return fit_map(score, value - score, final - score)
 
 
+def split(game: str) -> tuple[list[dict], list[dict]]:
+    """The replayed games ``(fitted, held_out)``: below :data:`HELD_OUT_FROM` and
+    from it on, in game order."""
+    games = sorted(read_positions(game).values(), key=lambda g: g["index"])
+    cut = HELD_OUT_FROM[game]
+    return [g for g in games if g["index"] < cut], [
+        g for g in games if g["index"] >= cut
+    ]
+
+
 def fit(game: str) -> None:
-    """Fit the map on every replayed game and write it into ``calibration.json``."""
+    """Fit the map on the replayed games that are not held out and write it into
+    ``calibration.json``."""
     from playahead.tools import calibration
 
-    games = list(read_positions(game).values())
+    games, _ = split(game)
     record = json.loads((STRENGTH / f"{game}-default.json").read_text())
     data = json.loads(calibration.DATA.read_text()) if calibration.DATA.exists() else {}
     whole = sum("final_from" not in g for g in games)
     data[game] = {
         "evaluator": record["identity"]["options"]["evaluator"],
         "fitted_on": f"{sum(len(g['positions']) for g in games)} positions of "
-        f"{len(games)} record games ({whole} whole, {len(games) - whole} openings): "
-        f"benchmarks/results/calibration/{game}-*.jsonl",
+        f"{len(games)} record games ({whole} whole, {len(games) - whole} openings) "
+        f"below game {HELD_OUT_FROM[game]}: benchmarks/results/calibration/"
+        f"{game}-*.jsonl",
         "command": f"python -m benchmarks calibration --game {game}",
         **_fit(games),
     }
@@ -317,45 +350,73 @@ def measure(game: str) -> dict:
 
 
 def measurement(game: str) -> dict:
-    """Leave-one-game-out cross-fitting: every game's positions are shown by the map
-    fitted on all the other games; the shown values and the search's own, binned."""
+    """The map fitted on the games below :data:`HELD_OUT_FROM` shown on the games from
+    it on (whole games only: an opening's final score is not its own replay's), and
+    the search's own values, binned."""
     from playahead.tools import calibration
 
-    games = list(read_positions(game).values())
-    parts = []
-    for held in games:
-        fitted = _fit([g for g in games if g is not held])
-        score, value, final, index = _arrays([held])
-        shown = calibration.to_points(game, score, value, fitted, best=value)
-        parts.append((shown, value, final, index))
-    shown, value, final, index = (np.concatenate(c) for c in zip(*parts, strict=True))
+    fitted_games, held = split(game)
+    held = [g for g in held if "final_from" not in g]
+    if not held:
+        raise ValueError(
+            f"no held-out {game} game is replayed yet: run python -m benchmarks "
+            f"calibration --game {game} --first {HELD_OUT_FROM[game]} --games N"
+        )
+    score, value, final, index = _arrays(held)
+    shown = calibration.to_points(game, score, value, _fit(fitted_games), best=value)
     after, before = bins(shown, final, index), bins(value, final, index)
-    whole = sum("final_from" not in g for g in games)
-    matched = sum(
-        g["final"] == g["record_score"] for g in games if "final_from" not in g
-    )
+    whole = [g for g in fitted_games + held if "final_from" not in g]
+    matched = sum(g["final"] == g["record_score"] for g in whole)
     result = {
         "command": f"python -m benchmarks calibration --game {game}",
-        "what": "positions of the default's record games, each shown by the map fitted "
-        "on the other games (leave-one-game-out cross-fitting), binned by decile "
-        "of the shown value: mean shown value, mean final score, positions, games, "
-        "and the final score's 95% interval with the games resampled; before: the "
-        "search's own values binned the same way; consistent: the bins whose "
-        "interval holds the shown value; games_for_goal: about how many games would "
-        "narrow every bin's interval to the goal",
-        "games": len(games),
-        "whole_games": whole,
+        "what": "positions of the default's held-out record games (from game "
+        f"{HELD_OUT_FROM[game]} on), shown by the map fitted on the games before "
+        "them, binned by decile of the shown value: mean shown value, mean final "
+        "score, positions, games, and the final score's 95% interval with the games "
+        "resampled; before: the search's own values binned the same way; "
+        "consistent: the bins whose interval holds the shown value; games_for_goal: "
+        "about how many held-out games would narrow every bin's interval to the goal",
+        "fitted_games": len(fitted_games),
+        "held_out_from": HELD_OUT_FROM[game],
+        "games": len(held),
+        "whole_games": len(whole),
         "whole_games_as_recorded": matched,
         "positions": int(len(shown)),
         "goal": GOAL,
         "worst": round(worst(after), 4),
         "worst_before": round(worst(before), 4),
         "consistent": consistent(after),
-        "games_for_goal": games_for_goal(after, len(games)),
+        "games_for_goal": games_for_goal(after, len(held)),
         "bins": after,
         "before": before,
     }
     return result
+
+
+def null_check(game: str, seed: int = 0) -> dict[str, list[dict]]:
+    """Both measurements where the map has nothing to find: the replayed whole games'
+    final scores shuffled among them (``seed``). The bins of the held-out games
+    under the map fitted on the others, and of every game under the map fitted on all
+    the rest (leave-one-game-out)."""
+    from playahead.tools import calibration
+
+    games = [g for g in read_positions(game).values() if "final_from" not in g]
+    finals = np.random.default_rng(seed).permutation([g["final"] for g in games])
+    games = [g | {"final": int(f)} for g, f in zip(games, finals, strict=True)]
+    cut = HELD_OUT_FROM[game]
+    fitted = _fit([g for g in games if g["index"] < cut])
+    score, value, final, index = _arrays([g for g in games if g["index"] >= cut])
+    shown = calibration.to_points(game, score, value, fitted, best=value)
+    out = {"held-out": bins(shown, final, index)}
+    parts = []
+    for held in games:
+        knots = _fit([g for g in games if g is not held])
+        score, value, final, index = _arrays([held])
+        shown = calibration.to_points(game, score, value, knots, best=value)
+        parts.append((shown, final, index))
+    columns = (np.concatenate(c) for c in zip(*parts, strict=True))
+    out["leave-one-game-out"] = bins(*columns)
+    return out
 
 
 PAGE = ROOT / "docs" / "tools.md"
@@ -367,10 +428,10 @@ MARKER = re.compile(
 def table() -> str:
     """The docs' table of the committed measurements."""
     lines = [
-        "| game | positions (games) | worst bin before | worst bin after | bins within "
-        "±10% | bins whose 95% interval holds the shown value | games for ±10% "
-        "intervals (estimate) |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| game | fitted on (games) | held-out positions (games) | worst bin before | "
+        "worst bin after | bins within ±10% | bins whose 95% interval holds the shown "
+        "value | held-out games for ±10% intervals (estimate) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for game, name in (("threes", "Threes"), ("2048", "2048")):
         path = RESULTS / f"{game}.json"
@@ -379,7 +440,8 @@ def table() -> str:
         r = json.loads(path.read_text())
         inside = sum(abs(b["final"] / b["shown"] - 1) <= r["goal"] for b in r["bins"])
         lines.append(
-            f"| {name} | {r['positions']:,} ({r['games']}) | {r['worst_before']:.0%} | "
+            f"| {name} | {r['fitted_games']} | {r['positions']:,} ({r['games']}) | "
+            f"{r['worst_before']:.0%} | "
             f"{r['worst']:.0%} | {inside} of {len(r['bins'])} | "
             f"{r['consistent']} of {len(r['bins'])} | {r['games_for_goal']:,} |"
         )
