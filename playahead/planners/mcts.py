@@ -40,7 +40,8 @@ from playahead.planners.mc import DUEL_KINDS, TILE_KINDS, value_kind
 
 ROLLOUTS = ("random", "greedy")
 _CHUNK = 64  # simulations between deadline checks
-#: The most simulations a decision may ask for (a longer search: ``time_limit``).
+#: The most simulations a decision may ask for (``n_simulations``; a longer search:
+#: ``time_limit``).
 MAX_SIMULATIONS = 10**7
 
 
@@ -70,8 +71,7 @@ class MCTS(Planner):
     """``mcts``: UCT with chance nodes and negamax backups (see the module docstring).
 
     Args:
-        n_simulations: simulations per decision, at most :data:`MAX_SIMULATIONS`
-            (None: until ``time_limit``).
+        n_simulations: simulations per decision (None: until ``time_limit``).
         c: exploration constant of UCT.
         rollout: ``"random"`` or ``"greedy"`` playouts.
         rollout_depth: moves per playout before it is scored (None: to the end).
