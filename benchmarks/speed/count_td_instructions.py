@@ -5,14 +5,15 @@ do on a shared machine, so it compares two checkouts' trainers exactly.
 Each side is run twice under ``valgrind --tool=cachegrind --cache-sim=no``: with
 ``--games`` games and with none (ours: the same process that trains 0 games; TDL2048+:
 one game, ``-t 1x1``), and the difference, over the moves played, is the count a move
-(start-up, imports and compiling cancel out; Python's hash seed is fixed, so
-the start-up counts the same each time). Ours: the 4 x 6-tuples from zeros,
-online TD(0) at rate 0.1, seed 0 (``online=True``, as ``python -m benchmarks
-ntuple``); TDL2048+: ``./2048 -n 4x6patt -t 1xN -s 1`` (its default, online TD(0)),
-built as :mod:`benchmarks.speed.bench_ntuple` builds it. The first run under
-valgrind compiles our kernels for valgrind's CPU (minutes); they are cached after.
-``PYTHONPATH`` picks the checkout whose trainer is counted (the script uses only what
-older checkouts have too).
+(start-up, imports and compiling cancel out; Python's hash seed is fixed, so the
+start-up counts the same each time, and OpenBLAS runs no threads of its own, whose
+idle spinning counted some ten million instructions more or less from run to run).
+Ours: the 4 x 6-tuples from zeros, online TD(0) at rate 0.1, seed 0 (``online=True``,
+as ``python -m benchmarks ntuple``); TDL2048+: ``./2048 -n 4x6patt -t 1xN -s 1`` (its
+default, online TD(0)), built as :mod:`benchmarks.speed.bench_ntuple` builds it.
+The first run under valgrind compiles our kernels for valgrind's CPU (minutes); they
+are cached after. ``PYTHONPATH`` picks the checkout whose trainer is counted (the
+script uses only what older checkouts have too).
 
 ``--time ROUNDS`` times the same training of ours instead, without valgrind: the
 CPU seconds (thread time) of each of ROUNDS runs, each in a new process; run it in
@@ -65,7 +66,7 @@ def _count(command: list[str], cwd: str) -> tuple[int, str]:
              f"--cachegrind-out-file={out}", f"--log-file={Path(tmp) / 'log'}",
              *command],
             cwd=cwd, capture_output=True, text=True, check=True,
-            env={**os.environ, "PYTHONHASHSEED": "0"},
+            env={**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"},
         )  # fmt: skip
         total = re.search(r"^summary: (\d+)", out.read_text(), re.M)
         return int(total.group(1)), run.stdout

@@ -1,23 +1,27 @@
-"""Instructions a decision of the default Threes search (``ExpectimaxAgent()``: the
+"""Instructions a decision of a game's default search (``ExpectimaxAgent()``: the
 shipped net at its leaves, the automatic depth), counted by valgrind's cachegrind on
 fixed positions, to compare two checkouts' searches exactly on a loaded machine.
 
-The positions: every 100th from move 100 on of two seeded games (seeds 0 and 1) of a
-depth-2 search over the same net, sampled once in this process (natively) and handed
-to the counted runs as a JSON file. The counted script is run twice under ``valgrind
---tool=cachegrind --cache-sim=no`` (after a first run that compiles the kernels for
-valgrind's CPU): deciding every position once with a new agent, and deciding none; the
-difference over the positions is the count a decision (start-up, imports, loading
-the net and the kernels cancel out). It prints the positions' and the moves'
-digests: two checkouts that print the same digests decided the same work the same
-way. ``--checkout DIR`` (else ``PYTHONPATH``) picks the checkout counted; the
-counted script uses only what older checkouts have too.
+``--game threes`` (the default) or ``--game 2048``. The positions: from two seeded
+games (seeds 0 and 1) of a depth-2 search over the same net, every 100th from move
+100 on for Threes (40 positions), every 2000th from move 2000 on for 2048 (16: its
+games are longer), sampled once in this process (natively) and handed to the counted
+runs as a JSON file. The counted script is run twice under ``valgrind
+--tool=cachegrind --cache-sim=no`` (after a first run that decides every position, to
+compile every kernel the decisions use for valgrind's CPU: a kernel first met past
+the first position would otherwise be compiled in the counted run): deciding every
+position once with a new agent, and deciding none; the difference over the positions
+is the count a decision (start-up, imports, loading the net and the kernels cancel
+out). It prints the positions' and the moves' digests: two checkouts that print the
+same digests decided the same work the same way. ``--checkout DIR`` (else
+``PYTHONPATH``) picks the checkout counted; the counted script uses only what older
+checkouts have too.
 
 ``--time ROUNDS`` times the same decisions instead (CPU seconds, thread time, the best
 of three passes a round, each round a new process), to pair two checkouts in turn.
 
-Run: ``python -m benchmarks.speed.count_threes_search [--checkout DIR] [--time
-ROUNDS]``.
+Run: ``python -m benchmarks.speed.count_search [--game {threes,2048}] [--checkout
+DIR] [--time ROUNDS]``.
 """
 
 from __future__ import annotations
@@ -68,14 +72,40 @@ print(f"{len(states)} positions, {nodes} nodes, moves {digest}, "
 """
 
 
-def positions(n_games: int = 2, every: int = 100, first: int = 100) -> list[dict]:
-    """The fixed positions (module docstring), as ``ThreesState`` fields."""
+@dataclasses.dataclass(frozen=True)
+class Game:
+    """A game counted: its env id, its state class (in ``playahead.envs.tiles``) and
+    its fixed positions, every ``every``-th move from move ``first`` on."""
+
+    env_id: str
+    state: str
+    every: int
+    first: int
+
+
+GAMES = {
+    "threes": Game("Threes-v0", "ThreesState", every=100, first=100),
+    "2048": Game("2048-v0", "Twenty48State", every=2000, first=2000),
+}
+
+
+def script(game: str) -> str:
+    """The counted script of ``game``: :data:`COUNTED` with its env and state class."""
+    spec = GAMES[game]
+    text = COUNTED.replace('"Threes-v0"', f'"{spec.env_id}"')
+    return text.replace("ThreesState", spec.state)
+
+
+def positions(game: str = "threes", n_games: int = 2) -> list[dict]:
+    """The fixed positions of ``game`` (module docstring), as its state's fields."""
     import playahead  # noqa: F401  (registers the envs)
     from benchmarks.common import sampled_states
     from playahead.planners.expectimax import ExpectimaxAgent
 
+    spec = GAMES[game]
     agent = ExpectimaxAgent(depth=2, seed=0)
-    states = sampled_states("Threes-v0", agent, every, first, range(n_games))
+    seeds = range(n_games)
+    states = sampled_states(spec.env_id, agent, spec.every, spec.first, seeds)
     return [{k: _plain(v) for k, v in dataclasses.asdict(s).items()} for s in states]
 
 
@@ -90,33 +120,35 @@ def _digest(states: list[dict]) -> str:
     return hashlib.sha256(json.dumps(states, sort_keys=True).encode()).hexdigest()[:12]
 
 
-def counted(states: list[dict]) -> tuple[float, str]:
-    """Instructions a decision over ``states``, and the counted run's line."""
+def counted(states: list[dict], game: str = "threes") -> tuple[float, str]:
+    """Instructions a decision of ``game``'s search over ``states``, and the counted
+    run's line."""
     from benchmarks.speed.count_td_instructions import _count
 
-    with tempfile.TemporaryDirectory(prefix="cg-threes-") as work:
-        script, data = Path(work) / "run.py", Path(work) / "positions.json"
-        script.write_text(COUNTED)
+    with tempfile.TemporaryDirectory(prefix=f"cg-{game}-") as work:
+        path, data = Path(work) / "run.py", Path(work) / "positions.json"
+        path.write_text(script(game))
         data.write_text(json.dumps(states))
-        cmd = [sys.executable, str(script)]
-        _count(cmd + ["0", str(data)], work)  # compiles for valgrind's CPU, once
+        cmd = [sys.executable, str(path)]
+        # compiles for valgrind's CPU, once, every kernel the decisions use
+        _count(cmd + ["1", str(data)], work)
         base, _ = _count(cmd + ["0", str(data)], work)
         total, text = _count(cmd + ["1", str(data)], work)
     return (total - base) / len(states), text.strip()
 
 
-def timed(states: list[dict], rounds: int) -> list[str]:
-    """The counted script's line of each of ``rounds`` native runs (best of three
-    passes each)."""
+def timed(states: list[dict], rounds: int, game: str = "threes") -> list[str]:
+    """The counted script's line of each of ``rounds`` native runs of ``game`` (best
+    of three passes each)."""
     lines = []
-    with tempfile.TemporaryDirectory(prefix="threes-") as work:
-        script, data = Path(work) / "run.py", Path(work) / "positions.json"
-        script.write_text(COUNTED)
+    with tempfile.TemporaryDirectory(prefix=f"{game}-") as work:
+        path, data = Path(work) / "run.py", Path(work) / "positions.json"
+        path.write_text(script(game))
         data.write_text(json.dumps(states))
         for _ in range(rounds):
             lines.append(
                 subprocess.run(
-                    [sys.executable, str(script), "3", str(data)],
+                    [sys.executable, str(path), "3", str(data)],
                     cwd=work,
                     capture_output=True,
                     text=True,
@@ -128,6 +160,12 @@ def timed(states: list[dict], rounds: int) -> list[str]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--game",
+        choices=tuple(GAMES),
+        default="threes",
+        help="the game whose default search is counted (default: threes)",
+    )
     parser.add_argument(
         "--time",
         type=int,
@@ -142,21 +180,21 @@ def main(argv: list[str] | None = None) -> None:
         help="count (or time) the search of this checkout (default: PYTHONPATH's)",
     )
     args = parser.parse_args(argv)
-    states = positions()
+    states = positions(args.game)
     if args.checkout:
         os.environ["PYTHONPATH"] = str(Path(args.checkout).resolve())
     print(f"positions {_digest(states)}")
     if args.time > 0:
-        for line in timed(states, args.time):
+        for line in timed(states, args.time, args.game):
             print(line)
         return
     if shutil.which("valgrind") is None:
         print("valgrind is not installed: nothing to count")
         return
-    per, line = counted(states)
+    per, line = counted(states, args.game)
     nodes = int(re.search(r"(\d+) nodes", line).group(1))
     print(line.rpartition(",")[0])
-    print(f"threes default: {per:,.0f} instructions a decision ({nodes:,} nodes)")
+    print(f"{args.game} default: {per:,.0f} instructions a decision ({nodes:,} nodes)")
 
 
 if __name__ == "__main__":
