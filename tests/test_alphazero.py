@@ -363,3 +363,11 @@ def test_the_shipped_connect_four_net_is_the_measured_snapshot():
         curve = STUDY / f"c4-curve/records/iter-{it:05d}-sims-{sims}.csv"
         with open(curve) as a, open(testset / f"{name}.csv") as b:
             assert list(csv.reader(a)) == list(csv.reader(b))
+
+
+def test_the_development_set_holds_no_test_set_position():
+    from benchmarks.records import c4_perfect
+
+    dev = c4_perfect.load(c4_perfect.TESTSET.parent / "c4-devset")
+    test = {row["moves"] for row in c4_perfect.load()}
+    assert len(dev) == 1035 and not test & {row["moves"] for row in dev}

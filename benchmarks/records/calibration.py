@@ -244,6 +244,16 @@ def _fit(games: list[dict]) -> dict:
     return fit_map(score, value - score, final - score)
 
 
+def _shown(game: str, fitted: list[dict], shown_on: list[dict]) -> tuple:
+    """``(shown, search value, final score, game index)`` of every kept position of
+    ``shown_on``, shown by the map fitted on ``fitted``."""
+    from playahead.tools import calibration
+
+    score, value, final, index = _arrays(shown_on)
+    shown = calibration.to_points(game, score, value, _fit(fitted), best=value)
+    return shown, value, final, index
+
+
 def split(game: str) -> tuple[list[dict], list[dict]]:
     """The replayed games ``(fitted, held_out)``: below :data:`HELD_OUT_FROM` and
     from it on, in game order."""
@@ -353,8 +363,6 @@ def measurement(game: str) -> dict:
     """The map fitted on the games below :data:`HELD_OUT_FROM` shown on the games from
     it on (whole games only: an opening's final score is not its own replay's), and
     the search's own values, binned."""
-    from playahead.tools import calibration
-
     fitted_games, held = split(game)
     held = [g for g in held if "final_from" not in g]
     if not held:
@@ -362,8 +370,7 @@ def measurement(game: str) -> dict:
             f"no held-out {game} game is replayed yet: run python -m benchmarks "
             f"calibration --game {game} --first {HELD_OUT_FROM[game]} --games N"
         )
-    score, value, final, index = _arrays(held)
-    shown = calibration.to_points(game, score, value, _fit(fitted_games), best=value)
+    shown, value, final, index = _shown(game, fitted_games, held)
     after, before = bins(shown, final, index), bins(value, final, index)
     whole = [g for g in fitted_games + held if "final_from" not in g]
     matched = sum(g["final"] == g["record_score"] for g in whole)
@@ -398,24 +405,17 @@ def null_check(game: str, seed: int = 0) -> dict[str, list[dict]]:
     final scores shuffled among them (``seed``). The bins of the held-out games
     under the map fitted on the others, and of every game under the map fitted on all
     the rest (leave-one-game-out)."""
-    from playahead.tools import calibration
-
     games = [g for g in read_positions(game).values() if "final_from" not in g]
     finals = np.random.default_rng(seed).permutation([g["final"] for g in games])
     games = [g | {"final": int(f)} for g, f in zip(games, finals, strict=True)]
     cut = HELD_OUT_FROM[game]
-    fitted = _fit([g for g in games if g["index"] < cut])
-    score, value, final, index = _arrays([g for g in games if g["index"] >= cut])
-    shown = calibration.to_points(game, score, value, fitted, best=value)
+    fitted = [g for g in games if g["index"] < cut]
+    held = [g for g in games if g["index"] >= cut]
+    shown, _, final, index = _shown(game, fitted, held)
     out = {"held-out": bins(shown, final, index)}
-    parts = []
-    for held in games:
-        knots = _fit([g for g in games if g is not held])
-        score, value, final, index = _arrays([held])
-        shown = calibration.to_points(game, score, value, knots, best=value)
-        parts.append((shown, final, index))
-    columns = (np.concatenate(c) for c in zip(*parts, strict=True))
-    out["leave-one-game-out"] = bins(*columns)
+    parts = [_shown(game, [h for h in games if h is not g], [g]) for g in games]
+    shown, _, final, index = (np.concatenate(c) for c in zip(*parts, strict=True))
+    out["leave-one-game-out"] = bins(shown, final, index)
     return out
 
 

@@ -43,9 +43,9 @@ class Evaluator:
         self.calls += 1
         self.positions += len(obs)
         if self.mirror is not None:
-            obs = np.concatenate([obs, obs[..., ::-1]])
+            obs = np.concatenate([obs, obs[..., ::-1]])  # a contiguous copy
         with torch.inference_mode():
-            logits, values = self.net(torch.from_numpy(np.ascontiguousarray(obs)))
+            logits, values = self.net(torch.from_numpy(obs))
         logits, values = logits.numpy(), values.numpy()
         if self.mirror is None:
             return logits, values

@@ -319,14 +319,11 @@ def train_alphazero(cfg: AlphaZeroConfig) -> Path:
                 f"{out} is not empty; choose a new directory for a new run"
             )
         torch.manual_seed(cfg.seed)
-        start = {"iteration": 0, "games": 0, "positions": 0, "cpu_hours": 0.0}
         if cfg.init is None:
             net = PolicyValueNet(game, cfg.channels, cfg.blocks).eval()
-            arch = {"channels": cfg.channels, "blocks": cfg.blocks}
-        else:
+            meta = {"channels": cfg.channels, "blocks": cfg.blocks}
+        else:  # the net's architecture, and its run's counts carried on
             net, meta = load_net(cfg.init, cfg.env_id)
-            arch = {"channels": meta["channels"], "blocks": meta["blocks"]}
-            start.update({key: meta.get(key, 0) for key in start})
         opt = torch.optim.AdamW(
             net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay
         )
@@ -334,12 +331,12 @@ def train_alphazero(cfg: AlphaZeroConfig) -> Path:
         state = {
             "env_id": cfg.env_id,
             "seed": cfg.seed,
-            "iteration": int(start["iteration"]),
-            "games": int(start["games"]),
-            "positions": int(start["positions"]),
-            "cpu_seconds": 3600.0 * float(start["cpu_hours"]),
+            "iteration": int(meta.get("iteration", 0)),
+            "games": int(meta.get("games", 0)),
+            "positions": int(meta.get("positions", 0)),
+            "cpu_seconds": 3600.0 * float(meta.get("cpu_hours", 0.0)),
             "curve": [],
-            "net": arch,
+            "net": {"channels": meta["channels"], "blocks": meta["blocks"]},
         }
     torch.set_num_threads(1)
     (out / "snapshots").mkdir(parents=True, exist_ok=True)
