@@ -78,6 +78,39 @@ def test_a_game_that_ends_otherwise_than_the_committed_one_is_refused(tiny, tmp_
         _run(tiny, 2, tmp_path)  # the store holds game 1 as it really ended
 
 
+def test_a_retimed_run_plays_the_committed_games_again(tiny, tmp_path):
+    first = _run(tiny, 2, tmp_path)
+    path = tmp_path / "r" / "tiny.json"
+    data = json.loads(path.read_text())
+    for game in data["games"]:
+        game["ms_per_move"] = game["ms_worst_move"] = 1e6  # times of another machine
+    path.write_text(json.dumps(data))
+    again = strength.run(
+        tiny, 2, stores=tmp_path / "fresh", results=tmp_path / "r", progress=False,
+        retime=True,
+    )  # fmt: skip
+    with strength._open(strength.SETTINGS[tiny], tmp_path / "fresh/tiny.sqlite") as db:
+        assert {index for _, _, index, _ in db.done()} == {0, 1}
+    assert [(g["score"], g["moves"]) for g in again["games"]] == [
+        (g["score"], g["moves"]) for g in first["games"]
+    ]
+    assert all(g["ms_per_move"] < 1e6 for g in again["games"])
+    assert json.loads(path.read_text()) == json.loads(json.dumps(again))
+
+
+def test_a_retimed_game_that_ends_otherwise_is_refused(tiny, tmp_path):
+    _run(tiny, 2, tmp_path)
+    path = tmp_path / "r" / "tiny.json"
+    data = json.loads(path.read_text())
+    data["games"][0]["moves"] += 1
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="game 0 ended with .* committed file says"):
+        strength.run(
+            tiny, 2, stores=tmp_path / "fresh", results=tmp_path / "r",
+            progress=False, retime=True,
+        )  # fmt: skip
+
+
 def _shortest(name: str) -> dict:
     data = json.loads((strength.RESULTS / f"{name}.json").read_text())
     return min(data["games"], key=lambda g: g["moves"])

@@ -5,6 +5,7 @@
     python -m benchmarks strength --setting threes-features-d2 --replay 7
     python -m benchmarks strength --setting threes-features-d2 --stamp
     python -m benchmarks strength --setting threes-features-d2 --paired threes-default
+    python -m benchmarks strength --setting threes-default --retime
 
 A run plays the evaluator's games (:mod:`playahead.evaluate`) with an SQLite store under
 ``runs/strength/``, then writes ``benchmarks/results/strength/<setting>.json`` and
@@ -23,7 +24,10 @@ resumes on a fresh machine from the repository alone. A file of another fingerpr
 default changed, another version, a file from before fingerprints) is not reused: the
 run says why and writes the file anew from the games it plays. ``--stamp`` names
 today's agent in such a file instead, once its shortest game replays as recorded
-(after a version change that left the agent's games as they were).
+(after a version change that left the agent's games as they were). ``--retime``
+plays the committed games again too, each checked to end as recorded, so the file
+gets this machine's times (run it on an otherwise idle machine, after a change that
+made the agent faster but left its moves as they were).
 
 ``ms_per_move`` is the agent's thinking time per move as the evaluator measures it:
 CPU time of the thread that runs the agent (``"clock": "thread_time"``; files without
@@ -327,11 +331,14 @@ def run(
     results: Path = RESULTS,
     progress: bool = True,
     every: int | None = None,
+    retime: bool = False,
 ) -> dict:
     """Play (or resume) setting ``name`` and write its results files.
 
     Games the committed results file holds (with today's fingerprint) and games in
-    the store are kept; only the others are played.
+    the store are kept; only the others are played. With ``retime``, the committed
+    file's games are played again too (only the store's are kept), each checked to
+    end as the file says, so the file gets this machine's times.
 
     With ``every``, the files are also written while the games play, each time the
     finished games that start at game 0 without a gap have grown by ``every``, so a long
@@ -344,16 +351,19 @@ def run(
     kept, note = committed(name, setting, results)
     if note:
         print(f"strength: {note}", file=sys.stderr)
+    recorded = kept
+    if retime:
+        kept = {}
     writer = None
     if every:
-        writer = _Writer(name, setting, n, store, results, int(every), kept)
+        writer = _Writer(name, setting, n, store, results, int(every), kept, recorded)
         writer.start()
     try:
         _play(setting, n, store, workers, progress, set(kept))
     finally:
         if writer is not None:
             writer.stop()
-    return _write(name, setting, n, store, results, kept)
+    return _write(name, setting, n, store, results, kept, recorded)
 
 
 POLL_SECONDS = 10.0
@@ -364,13 +374,23 @@ class _Writer(threading.Thread):
     has grown by ``every`` since the last write (polled every ``poll`` seconds)."""
 
     def __init__(
-        self, name, setting, n, store, results, every, kept=None, poll=POLL_SECONDS
+        self,
+        name,
+        setting,
+        n,
+        store,
+        results,
+        every,
+        kept=None,
+        recorded=None,
+        poll=POLL_SECONDS,
     ):
         super().__init__(daemon=True)
         self.setting_name, self.setting = name, setting
         self.store, self.results = store, results
         self.n, self.every, self.poll = n, every, poll
         self.kept = kept or {}
+        self.recorded = self.kept if recorded is None else recorded
         self.written = finished_prefix(setting, store, n, self.kept)
         self._stopping = threading.Event()
 
@@ -383,7 +403,15 @@ class _Writer(threading.Thread):
         k = finished_prefix(self.setting, self.store, self.n, self.kept)
         if k < self.written + self.every or k >= self.n:
             return None
-        _write(self.setting_name, self.setting, k, self.store, self.results, self.kept)
+        _write(
+            self.setting_name,
+            self.setting,
+            k,
+            self.store,
+            self.results,
+            self.kept,
+            self.recorded,
+        )
         self.written = k
         return k
 
@@ -440,8 +468,9 @@ def _play(setting, n, store, workers, progress, skip=frozenset()) -> None:
                 advance()
 
 
-def _write(name, setting, n, store, results, kept=None) -> dict:
-    """Write the results files for games ``0 .. n-1`` of the store and ``kept``.
+def _write(name, setting, n, store, results, kept=None, recorded=None) -> dict:
+    """Write the results files for games ``0 .. n-1`` of the store and ``kept``;
+    a game of the store must end as ``recorded`` (default ``kept``) says.
 
     Raises:
         ValueError: a game of the store ended otherwise than the committed file's.
@@ -449,10 +478,11 @@ def _write(name, setting, n, store, results, kept=None) -> dict:
     from playahead.evaluate.store import fingerprint
 
     rows = {i: g for i, g in (kept or {}).items() if i < n}
+    recorded = rows if recorded is None else recorded
     with _open(setting, store) as db:
         for record in db.records(setting.agent, n_games=n):
             row = game_row(record)
-            old = rows.get(row["index"])
+            old = recorded.get(row["index"])
             if old is not None and (old["score"], old["moves"]) != (
                 row["score"],
                 row["moves"],
@@ -630,6 +660,12 @@ def main(argv: list[str] | None = None) -> None:
         "as recorded (files from before fingerprints or of another version)",
     )
     parser.add_argument("--every", type=int, help="also write the files every N games")
+    parser.add_argument(
+        "--retime",
+        action="store_true",
+        help="play the committed file's games again too, each checked to end as "
+        "recorded, so the file gets this machine's times (on an idle machine)",
+    )
     parser.add_argument("--list", action="store_true", help="list the settings")
     parser.add_argument(
         "--paired",
@@ -671,7 +707,9 @@ def main(argv: list[str] | None = None) -> None:
             f"{got['difference']:+,.0f}, 95% CI [{lo:,.0f}, {hi:,.0f}]"
         )
         return
-    result = run(args.setting, args.games, args.workers, every=args.every)
+    result = run(
+        args.setting, args.games, args.workers, every=args.every, retime=args.retime
+    )
     print(markdown(args.setting, result))
 
 
