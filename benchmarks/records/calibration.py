@@ -254,10 +254,12 @@ def _shown(game: str, fitted: list[dict], shown_on: list[dict]) -> tuple:
     return shown, value, final, index
 
 
-def split(game: str) -> tuple[list[dict], list[dict]]:
-    """The replayed games ``(fitted, held_out)``: below :data:`HELD_OUT_FROM` and
-    from it on, in game order."""
-    games = sorted(read_positions(game).values(), key=lambda g: g["index"])
+def split(game: str, games: list[dict] | None = None) -> tuple[list[dict], list[dict]]:
+    """``games`` (default: the replayed ones) as ``(fitted, held_out)``: below
+    :data:`HELD_OUT_FROM` and from it on, in game order."""
+    if games is None:
+        games = list(read_positions(game).values())
+    games = sorted(games, key=lambda g: g["index"])
     cut = HELD_OUT_FROM[game]
     return [g for g in games if g["index"] < cut], [
         g for g in games if g["index"] >= cut
@@ -408,10 +410,7 @@ def null_check(game: str, seed: int = 0) -> dict[str, list[dict]]:
     games = [g for g in read_positions(game).values() if "final_from" not in g]
     finals = np.random.default_rng(seed).permutation([g["final"] for g in games])
     games = [g | {"final": int(f)} for g, f in zip(games, finals, strict=True)]
-    cut = HELD_OUT_FROM[game]
-    fitted = [g for g in games if g["index"] < cut]
-    held = [g for g in games if g["index"] >= cut]
-    shown, _, final, index = _shown(game, fitted, held)
+    shown, _, final, index = _shown(game, *split(game, games))
     out = {"held-out": bins(shown, final, index)}
     parts = [_shown(game, [h for h in games if h is not g], [g]) for g in games]
     shown, _, final, index = (np.concatenate(c) for c in zip(*parts, strict=True))

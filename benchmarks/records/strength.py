@@ -337,8 +337,8 @@ def run(
 
     Games the committed results file holds (with today's fingerprint) and games in
     the store are kept; only the others are played. With ``retime``, the committed
-    file's games are played again too (only the store's are kept), each checked to
-    end as the file says, so the file gets this machine's times.
+    file's games are played again too (not the store's), each checked to end as the
+    file says, and the file gets their times.
 
     With ``every``, the files are also written while the games play, each time the
     finished games that start at game 0 without a gap have grown by ``every``, so a long
@@ -351,19 +351,16 @@ def run(
     kept, note = committed(name, setting, results)
     if note:
         print(f"strength: {note}", file=sys.stderr)
-    recorded = kept
-    if retime:
-        kept = {}
     writer = None
     if every:
-        writer = _Writer(name, setting, n, store, results, int(every), kept, recorded)
+        writer = _Writer(name, setting, n, store, results, int(every), kept)
         writer.start()
     try:
-        _play(setting, n, store, workers, progress, set(kept))
+        _play(setting, n, store, workers, progress, set() if retime else set(kept))
     finally:
         if writer is not None:
             writer.stop()
-    return _write(name, setting, n, store, results, kept, recorded)
+    return _write(name, setting, n, store, results, kept)
 
 
 POLL_SECONDS = 10.0
@@ -374,23 +371,13 @@ class _Writer(threading.Thread):
     has grown by ``every`` since the last write (polled every ``poll`` seconds)."""
 
     def __init__(
-        self,
-        name,
-        setting,
-        n,
-        store,
-        results,
-        every,
-        kept=None,
-        recorded=None,
-        poll=POLL_SECONDS,
+        self, name, setting, n, store, results, every, kept=None, poll=POLL_SECONDS
     ):
         super().__init__(daemon=True)
         self.setting_name, self.setting = name, setting
         self.store, self.results = store, results
         self.n, self.every, self.poll = n, every, poll
         self.kept = kept or {}
-        self.recorded = self.kept if recorded is None else recorded
         self.written = finished_prefix(setting, store, n, self.kept)
         self._stopping = threading.Event()
 
@@ -403,15 +390,7 @@ class _Writer(threading.Thread):
         k = finished_prefix(self.setting, self.store, self.n, self.kept)
         if k < self.written + self.every or k >= self.n:
             return None
-        _write(
-            self.setting_name,
-            self.setting,
-            k,
-            self.store,
-            self.results,
-            self.kept,
-            self.recorded,
-        )
+        _write(self.setting_name, self.setting, k, self.store, self.results, self.kept)
         self.written = k
         return k
 
@@ -468,9 +447,9 @@ def _play(setting, n, store, workers, progress, skip=frozenset()) -> None:
                 advance()
 
 
-def _write(name, setting, n, store, results, kept=None, recorded=None) -> dict:
-    """Write the results files for games ``0 .. n-1`` of the store and ``kept``;
-    a game of the store must end as ``recorded`` (default ``kept``) says.
+def _write(name, setting, n, store, results, kept=None) -> dict:
+    """Write the results files for games ``0 .. n-1`` of the store and ``kept``; a
+    game in both is the store's (its times), and must end as ``kept`` says.
 
     Raises:
         ValueError: a game of the store ended otherwise than the committed file's.
@@ -478,11 +457,10 @@ def _write(name, setting, n, store, results, kept=None, recorded=None) -> dict:
     from playahead.evaluate.store import fingerprint
 
     rows = {i: g for i, g in (kept or {}).items() if i < n}
-    recorded = rows if recorded is None else recorded
     with _open(setting, store) as db:
         for record in db.records(setting.agent, n_games=n):
             row = game_row(record)
-            old = recorded.get(row["index"])
+            old = rows.get(row["index"])
             if old is not None and (old["score"], old["moves"]) != (
                 row["score"],
                 row["moves"],
@@ -492,7 +470,7 @@ def _write(name, setting, n, store, results, kept=None, recorded=None) -> dict:
                     f"{row['moves']} moves, the committed file says {old['score']:,} "
                     f"in {old['moves']}: the agent does not replay its games"
                 )
-            rows.setdefault(row["index"], row)
+            rows[row["index"]] = row
     games = [rows[i] for i in sorted(rows)]
     ident = identity(setting)
     result = {
