@@ -338,7 +338,8 @@ def run(
     Games the committed results file holds (with today's fingerprint) and games in
     the store are kept; only the others are played. With ``retime``, the committed
     file's games are played again too (not the store's), each checked to end as the
-    file says, and the file gets their times.
+    file says, and the file gets their times (written at the end only: the committed
+    games already make ``every``'s prefix whole).
 
     With ``every``, the files are also written while the games play, each time the
     finished games that start at game 0 without a gap have grown by ``every``, so a long
