@@ -195,6 +195,46 @@ def c4_net(tmp_path_factory):
     return path
 
 
+@pytest.mark.parametrize("game", [k.CONNECT_FOUR, k.TIC_TAC_TOE])
+def test_the_frozen_net_is_the_eager_net_at_any_batch_size(game):
+    """Self-play's frozen net (traced on a batch of 16) answers as the eager net, to
+    float rounding, on batches of other sizes."""
+    from playahead.alphazero.net import frozen
+
+    torch.manual_seed(3)
+    net = PolicyValueNet(game, 16, 2).eval()
+    with torch.no_grad():  # batch-norm statistics that are not the identity
+        for m in net.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 2.0)
+    fast = frozen(net, 16)
+    assert isinstance(fast, torch.jit.ScriptModule)  # not the eager fallback
+    rng = np.random.default_rng(0)
+    rows, cols = k.SHAPES[game]
+    for n in (1, 5, 16, 40):
+        boards = rng.integers(0, 2, (n, 2, rows, cols)).astype(np.float32)
+        obs = torch.from_numpy(boards)
+        with torch.inference_mode():
+            (a_logits, a_values), (b_logits, b_values) = net(obs), fast(obs)
+        assert a_logits.shape == b_logits.shape == (n, k.N_ACTIONS[game])
+        np.testing.assert_allclose(b_logits, a_logits, rtol=0, atol=1e-4)
+        np.testing.assert_allclose(b_values, a_values, rtol=0, atol=1e-5)
+
+
+def test_the_learning_rate_falls_geometrically_from_lr_to_lr_final(tmp_path):
+    from playahead.alphazero.config import AlphaZeroConfig
+
+    cfg = AlphaZeroConfig(
+        env_id="TicTacToe-v0", out=tmp_path, iterations=5, lr=1e-3, lr_final=1e-5
+    )
+    rates = [cfg.learning_rate(i) for i in range(1, 6)]
+    np.testing.assert_allclose(rates, [1e-3, 10**-3.5, 1e-4, 10**-4.5, 1e-5])
+    assert cfg.learning_rate(9) == pytest.approx(1e-5)  # held past the last
+    flat = AlphaZeroConfig(env_id="TicTacToe-v0", out=tmp_path, iterations=5)
+    assert {flat.learning_rate(i) for i in range(1, 6)} == {1e-3}
+
+
 def test_net_file_round_trip_and_damage(c4_net, tmp_path):
     net, meta = load_net(c4_net, "ConnectFour-v0")
     assert meta["channels"] == 8 and meta["env_id"] == "ConnectFour-v0"

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 
 from playahead.alphazero.net import read_net_file
 
@@ -60,9 +61,14 @@ def _weights(out: Path) -> str:
     return read_net_file(out / "net.npz")[0]["weights_sha256"]
 
 
+DECAY = ("--lr", "0.002", "--lr-final", "0.0005")
+
+
 def test_a_run_killed_and_resumed_is_the_unbroken_run(tmp_path):
+    """Also with a learning rate that falls by iteration: the resumed run's rate is
+    the unbroken run's, which ends at ``--lr-final``."""
     whole = tmp_path / "whole"
-    _train(whole, "--iterations", "4", "--workers", "0")
+    _train(whole, "--iterations", "4", "--workers", "0", *DECAY)
     broken = tmp_path / "broken"
     proc = subprocess.Popen(
         [
@@ -76,6 +82,7 @@ def test_a_run_killed_and_resumed_is_the_unbroken_run(tmp_path):
             "4",
             "--workers",
             "0",
+            *DECAY,
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -97,10 +104,15 @@ def test_a_run_killed_and_resumed_is_the_unbroken_run(tmp_path):
     refused = _train(broken, "--iterations", "4", "--workers", "0", check=False)
     assert refused.returncode != 0 and "--resume" in refused.stderr
     assert "Traceback" not in refused.stderr
-    _train(broken, "--iterations", "4", "--workers", "0", "--resume")
+    _train(broken, "--iterations", "4", "--workers", "0", "--resume", *DECAY)
     assert _curve(broken) == _curve(whole)
     assert _weights(broken) == _weights(whole)
     assert len(list((broken / "checkpoint").glob("net-*.npz"))) == 1
+    for run in (whole, broken):
+        opt = torch.load(
+            next((run / "checkpoint").glob("optimizer-*.pt")), weights_only=True
+        )
+        assert opt["param_groups"][0]["lr"] == pytest.approx(0.0005)
 
 
 def test_a_damaged_checkpoint_gets_one_line(tmp_path):
@@ -145,6 +157,7 @@ def test_a_run_started_from_a_net_carries_on_its_counts(tmp_path):
         (("--n-simulations", "1000000"), "n_simulations must be in"),
         (("--workers", "1000"), "workers must be in"),
         (("--env", "2048-v0"), "alphazero trains on"),
+        (("--lr-final", "0"), "lr_final must be in"),
     ],
 )
 def test_options_over_their_caps_get_one_line(tmp_path, option, message):

@@ -66,7 +66,10 @@ class AlphaZeroConfig:
     replay_ratio: float = 4.0
     """positions trained on per new self-play position."""
     lr: float = 1e-3
-    """AdamW learning rate."""
+    """AdamW learning rate (of the first iteration, with ``lr_final``)."""
+    lr_final: float | None = None
+    """if given, the learning rate of iteration ``iterations``: the rate falls
+    geometrically from ``lr`` to it, by iteration (:meth:`learning_rate`)."""
     weight_decay: float = 1e-4
     """AdamW weight decay."""
     slots: int = 128
@@ -114,6 +117,10 @@ class AlphaZeroConfig:
             value = getattr(self, name)
             if not (isinstance(value, int | float) and 0 < value <= 1e3):
                 raise ValueError(f"{name} must be in (0, 1000], got {value!r}")
+        if self.lr_final is not None and not (
+            isinstance(self.lr_final, int | float) and 0 < self.lr_final <= 1e3
+        ):
+            raise ValueError(f"lr_final must be in (0, 1000], got {self.lr_final!r}")
         for name in ("noise_fraction", "weight_decay"):
             value = getattr(self, name)
             if not (isinstance(value, int | float) and 0 <= value <= 1):
@@ -128,3 +135,12 @@ class AlphaZeroConfig:
             )
         if self.ray and self.workers < 1:
             raise ValueError("ray runs self-play in workers: workers must be >= 1")
+
+    def learning_rate(self, iteration: int) -> float:
+        """The learning rate of ``iteration`` (1 to ``iterations``): ``lr``, or
+        with ``lr_final``, ``lr * (lr_final / lr) ** t``, where ``t`` is
+        ``(iteration - 1) / (iterations - 1)``."""
+        if self.lr_final is None or self.iterations == 1:
+            return float(self.lr)
+        t = min(max(iteration - 1, 0), self.iterations - 1) / (self.iterations - 1)
+        return float(self.lr * (self.lr_final / self.lr) ** t)

@@ -44,6 +44,7 @@ from playahead.alphazero.net import (
     GAMES,
     NetFileError,
     PolicyValueNet,
+    frozen,
     load_net,
     net_bytes,
     net_from_bytes,
@@ -85,10 +86,11 @@ def _settings(cfg: AlphaZeroConfig) -> SelfPlaySettings:
 
 
 def _play_chunk(game, weights: bytes, ids, seed, iteration, settings):
-    """Self-play in a worker: ``(Games, CPU seconds)``."""
+    """Self-play in a worker with the net frozen for inference
+    (:func:`~playahead.alphazero.net.frozen`): ``(Games, CPU seconds)``."""
     torch.set_num_threads(1)
     start = time.process_time()
-    net = net_from_bytes(weights)
+    net = frozen(net_from_bytes(weights), min(settings.slots, len(ids)))
     games = self_play(game, net, ids, seed, iteration, settings)
     return games, time.process_time() - start
 
@@ -383,6 +385,8 @@ def train_alphazero(cfg: AlphaZeroConfig) -> Path:
             new = len(games.z)
             n_steps = math.ceil(cfg.replay_ratio * new / cfg.batch_size)
             rng = np.random.default_rng([cfg.seed, 1_000_003, it])
+            for group in opt.param_groups:
+                group["lr"] = cfg.learning_rate(it)
             p_loss, v_loss = _train_steps(
                 net, opt, buf, n_steps, cfg.batch_size, rng, mirror
             )
