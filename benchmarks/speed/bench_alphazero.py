@@ -2,20 +2,21 @@
 (:func:`playahead.alphazero.net.frozen`, what training's workers play with) against
 the same net run eagerly, in the same run.
 
-Both play the same seeded self-play games (``self_play``, 80 simulations a move, the
-training run's settings) on one torch thread, in turn, ``--rounds`` times. Prints the
+Both play the same seeded self-play games (``self_play``, all at once, so a net call
+evaluates up to ``--games`` positions as a training worker's 128 slots do; 40
+simulations a move) on one torch thread, in turn, ``--rounds`` times. Prints the
 net's positions evaluated per CPU second of each, their ratio (frozen / eager; above
 1 is faster), and how many of the games came out move for move the same: the frozen
 net computes the same function up to float rounding, so a game may differ where two
 moves tie to the last bits.
 
-Run: ``python benchmarks/speed/bench_alphazero.py [--games 128] [--rounds 2]`` (about a
-minute on a 2-core machine).
+Run: ``python benchmarks/speed/bench_alphazero.py [--games 128] [--rounds 1]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
@@ -31,10 +32,12 @@ def _play(net, games: int, settings):
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Measure and print; ``argv`` are this script's options (None: the defaults, as
+    when ``python -m benchmarks`` runs it)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=128)
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args(argv)
+    parser.add_argument("--rounds", type=int, default=1)
+    args = parser.parse_args([] if argv is None else argv)
     import torch
 
     from playahead.alphazero.agent import shipped_net_path
@@ -43,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
 
     torch.set_num_threads(1)
     net, _ = load_net(shipped_net_path("ConnectFour-v0"))
-    settings = SelfPlaySettings(n_simulations=80, slots=args.games)
+    settings = SelfPlaySettings(n_simulations=40, slots=args.games)
     fast = frozen(net, args.games)
     _play(fast, 2, settings)  # warm both: numba kernels, oneDNN's first calls
     _play(net, 2, settings)
@@ -64,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     eager, fast_rate = np.median(rates["eager"]), np.median(rates["frozen"])
     print(
         f"AlphaZero self-play, Connect Four, {args.games} games x {args.rounds} "
-        "rounds, 80 simulations a move, one thread"
+        "rounds, 40 simulations a move, one thread"
     )
     print(f"  eager net:  {eager:,.0f} positions evaluated / CPU s (median)")
     print(f"  frozen net: {fast_rate:,.0f} positions evaluated / CPU s (median)")
@@ -73,4 +76,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
