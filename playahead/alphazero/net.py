@@ -203,9 +203,9 @@ def load_net(
 
 def frozen(net: PolicyValueNet, batch: int) -> torch.nn.Module:
     """``net`` traced, frozen and optimized for inference by TorchScript: the same
-    function (to float rounding) for any batch size, run by oneDNN; self-play
-    evaluates about 1.4x the positions a CPU second that the eager net does
-    (``python benchmarks/speed/bench_alphazero.py``).
+    function (to float rounding) for any batch size, run by oneDNN, which evaluates
+    more positions a CPU second than the eager net (``python
+    benchmarks/speed/bench_alphazero.py`` prints the ratio in self-play).
 
     torch 2.x marks TorchScript deprecated (its warnings are silenced here) and
     offers ``torch.compile``, which needs a C++ compiler and compiles anew in every
