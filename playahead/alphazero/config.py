@@ -113,14 +113,11 @@ class AlphaZeroConfig:
         _check("slots", self.slots, 1, 4096)
         _check("workers", self.workers, 0, MAX_WORKERS)
         _check("snapshot_every", self.snapshot_every, 1, MAX_ITERATIONS)
-        for name in ("c_puct", "dirichlet_alpha", "lr", "replay_ratio"):
+        rates = ("c_puct", "dirichlet_alpha", "lr", "replay_ratio")
+        for name in rates + (("lr_final",) if self.lr_final is not None else ()):
             value = getattr(self, name)
             if not (isinstance(value, int | float) and 0 < value <= 1e3):
                 raise ValueError(f"{name} must be in (0, 1000], got {value!r}")
-        if self.lr_final is not None and not (
-            isinstance(self.lr_final, int | float) and 0 < self.lr_final <= 1e3
-        ):
-            raise ValueError(f"lr_final must be in (0, 1000], got {self.lr_final!r}")
         for name in ("noise_fraction", "weight_decay"):
             value = getattr(self, name)
             if not (isinstance(value, int | float) and 0 <= value <= 1):
@@ -142,5 +139,5 @@ class AlphaZeroConfig:
         ``(iteration - 1) / (iterations - 1)``."""
         if self.lr_final is None or self.iterations == 1:
             return float(self.lr)
-        t = min(max(iteration - 1, 0), self.iterations - 1) / (self.iterations - 1)
+        t = min(iteration - 1, self.iterations - 1) / (self.iterations - 1)
         return float(self.lr * (self.lr_final / self.lr) ** t)

@@ -201,26 +201,21 @@ def load_net(
     return _build(meta, arrays, str(path)), meta
 
 
-def frozen(net: PolicyValueNet, batch: int) -> torch.nn.Module:
+def frozen(net: PolicyValueNet, batch: int) -> torch.jit.ScriptModule:
     """``net`` traced, frozen and optimized for inference by TorchScript: the same
     function (to float rounding) for any batch size, run by oneDNN, which evaluates
     more positions a CPU second than the eager net (``python
     benchmarks/speed/bench_alphazero.py`` prints the ratio in self-play).
 
-    torch 2.x marks TorchScript deprecated (its warnings are silenced here) and
-    offers ``torch.compile``, which needs a C++ compiler and compiles anew in every
-    worker; where TorchScript is gone, or fails on ``net``, this is ``net`` itself.
+    torch 2.x marks TorchScript deprecated, and its warnings are silenced here;
+    ``torch.compile`` would need a C++ compiler and compile anew in every worker.
 
     ``batch``: the batch size of the example the trace runs on."""
     import warnings
 
     rows, cols = SHAPES[net.game]
     example = torch.zeros(batch, 2, rows, cols)
-    net.eval()
-    try:
-        with torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            traced = torch.jit.trace(net, example)
-            return torch.jit.optimize_for_inference(torch.jit.freeze(traced))
-    except (AttributeError, RuntimeError):
-        return net
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        traced = torch.jit.trace(net.eval(), example)
+        return torch.jit.optimize_for_inference(torch.jit.freeze(traced))
