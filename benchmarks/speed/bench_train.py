@@ -31,11 +31,17 @@ def _ppo(env, seed: int, n_steps: int, overrides: dict):
     """MaskablePPO with playahead's 2048-v0 hyperparameters (hyperparams.yml)."""
     from sb3_contrib import MaskablePPO
 
+    from stable_baselines3.common.logger import Logger
+
     from playahead.train.config import algo_kwargs, load_hyperparams
 
     hp = load_hyperparams("ppo", "2048-v0", {"n_steps": n_steps, **overrides})
     _, kwargs = algo_kwargs("ppo", hp, env.observation_space)
-    return MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", **kwargs)
+    model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", **kwargs)
+    # A logger with no outputs: SB3's default one makes an empty SB3-<time>
+    # directory in the system's temp directory for every learn().
+    model.set_logger(Logger(None, []))
+    return model
 
 
 def _gymnasium_2048_env(n_envs: int, seed: int):
