@@ -151,6 +151,18 @@ def test_a_run_started_from_a_net_carries_on_its_counts(tmp_path):
     assert "Traceback" not in missing.stderr
 
 
+def test_a_run_that_spends_its_cpu_hours_keeps_its_last_net_as_a_snapshot(tmp_path):
+    """The iteration that reaches ``--max-cpu-hours`` is the run's last; its net is a
+    snapshot (what ``alphazero-curve`` measures), though not a multiple of
+    ``--snapshot-every``."""
+    out = tmp_path / "run"
+    _train(out, "--iterations", "4", "--workers", "0", "--max-cpu-hours", "1e-6")
+    assert [int(r["iteration"]) for r in _curve(out)] == [1]
+    assert [p.name for p in (out / "snapshots").iterdir()] == ["iter-00001.npz"]
+    meta = read_net_file(out / "snapshots" / "iter-00001.npz")[0]
+    assert meta["weights_sha256"] == _weights(out) and meta["iteration"] == 1
+
+
 @pytest.mark.parametrize(
     "option, message",
     [

@@ -13,7 +13,8 @@ A run directory holds:
   ``kill -9`` loses at most the iteration under way and ``resume`` redoes it from
   the same seeds;
 * ``net.npz``: the latest net (an agent: ``alphazero:path=DIR``);
-* ``snapshots/iter-NNNNN.npz``: nets kept every ``snapshot_every`` iterations;
+* ``snapshots/iter-NNNNN.npz``: nets kept every ``snapshot_every`` iterations and
+  at the run's last iteration (its ``iterations`` or its ``max_cpu_hours`` reached);
 * ``curve.csv``: a row an iteration (games, positions, CPU hours, losses, results);
 * ``tb/``: TensorBoard scalars (``playahead curves DIR`` draws the loss).
 
@@ -289,6 +290,15 @@ def _write_curve(out: Path, rows: list[dict]) -> None:
     write_atomic(out / "curve.csv", buf.getvalue().encode())
 
 
+def _spent(cfg: AlphaZeroConfig, state: dict) -> bool:
+    """Whether the run has used its ``max_cpu_hours``: the iteration that got it there
+    is its last."""
+    return (
+        cfg.max_cpu_hours is not None
+        and state["cpu_seconds"] >= 3600 * cfg.max_cpu_hours
+    )
+
+
 def train_alphazero(cfg: AlphaZeroConfig) -> Path:
     """Run (or resume) the AlphaZero run ``cfg`` and return the path of its net.
 
@@ -370,10 +380,7 @@ def train_alphazero(cfg: AlphaZeroConfig) -> Path:
         )
     try:
         while state["iteration"] < cfg.iterations:
-            if (
-                cfg.max_cpu_hours is not None
-                and state["cpu_seconds"] >= 3600 * cfg.max_cpu_hours
-            ):
+            if _spent(cfg, state):
                 break
             it = state["iteration"] + 1
             games, play_cpu = players.play(net_bytes(net), it)
@@ -407,7 +414,8 @@ def train_alphazero(cfg: AlphaZeroConfig) -> Path:
                 "mean_length": round(float(games.lengths.mean()), 2),
             }
             state["curve"].append(row)
-            if it % cfg.snapshot_every == 0 or it == cfg.iterations:
+            last = it == cfg.iterations or _spent(cfg, state)
+            if it % cfg.snapshot_every == 0 or last:
                 write_atomic(
                     out / "snapshots" / f"iter-{it:05d}.npz",
                     net_bytes(net, {"iteration": it, **_progress(state)}),
