@@ -51,6 +51,17 @@ def on_signals(signals, handler):
     return restore
 
 
+def stop_on_sigterm():
+    """Make SIGTERM (``kill``, a batch scheduler's notice) stop a training run the way
+    Ctrl-C does, by raising :class:`KeyboardInterrupt` in the main thread; return a
+    function that puts the old handler back."""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    return on_signals((signal.SIGTERM,), interrupt)
+
+
 @contextlib.contextmanager
 def reader_may_leave():
     """Let the reader of standard output stop early (``playahead ... | head``): what

@@ -32,12 +32,12 @@ import json
 import math
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from playahead._procs import stop_on_sigterm
 from playahead._rundirs import refuse_another_run
 from playahead.alphazero.config import AlphaZeroConfig
 from playahead.alphazero.kernels import N_ACTIONS, SHAPES
@@ -97,9 +97,14 @@ def _play_chunk(game, weights: bytes, ids, seed, iteration, settings):
 
 
 def _worker_init(parent_pid: int) -> None:
+    """A self-play worker: it ends with its parent, and leaves Ctrl-C to it (the
+    parent stops the run and ends the workers)."""
+    import signal
+
     from playahead._procs import die_with_parent
 
     die_with_parent(parent_pid)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)
 
 
@@ -124,11 +129,8 @@ class _Players:
         elif cfg.workers > 0:
             import multiprocessing
 
-            self.pool = ProcessPoolExecutor(
-                cfg.workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_worker_init,
-                initargs=(os.getpid(),),
+            self.pool = multiprocessing.get_context("spawn").Pool(
+                cfg.workers, initializer=_worker_init, initargs=(os.getpid(),)
             )
 
     def play(self, weights: bytes, iteration: int) -> tuple[Games, float]:
@@ -147,8 +149,10 @@ class _Players:
             ]
             results = ray.get(refs)
         elif self.pool is not None:
-            futures = [self.pool.submit(_play_chunk, *args, c, *tail) for c in chunks]
-            results = [f.result() for f in futures]
+            futures = [
+                self.pool.apply_async(_play_chunk, (*args, c, *tail)) for c in chunks
+            ]
+            results = [f.get() for f in futures]
         else:
             results = [_play_chunk(*args, c, *tail) for c in chunks]
         games = [g for g, _ in results]
@@ -162,9 +166,15 @@ class _Players:
         )
         return merged, cpu
 
-    def close(self) -> None:
+    def close(self, interrupted: bool = False) -> None:
+        """End the workers: after their games, or at once if the run was
+        ``interrupted`` (the iteration under way is lost, as after ``kill -9``)."""
         if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
+            if interrupted:
+                self.pool.terminate()
+            else:
+                self.pool.close()
+            self.pool.join()
         if self.actors is not None:
             import ray
 
@@ -306,6 +316,8 @@ def train_alphazero(cfg: AlphaZeroConfig) -> Path:
         ValueError: ``out`` holds another run and ``resume`` is not set; the run in
             ``out`` is for another env; a damaged or missing checkpoint
             (:class:`~playahead.alphazero.net.NetFileError`).
+        KeyboardInterrupt: on Ctrl-C or SIGTERM, once the workers are ended; the
+            last finished iteration's checkpoint is the one ``resume`` takes.
     """
     out = Path(cfg.out)
     game = GAMES[cfg.env_id]
@@ -378,6 +390,8 @@ def train_alphazero(cfg: AlphaZeroConfig) -> Path:
             unit="it",
             desc=f"alphazero {cfg.env_id}",
         )
+    restore = stop_on_sigterm()
+    interrupted = False
     try:
         while state["iteration"] < cfg.iterations:
             if _spent(cfg, state):
@@ -446,8 +460,12 @@ def train_alphazero(cfg: AlphaZeroConfig) -> Path:
                     loss=f"{p_loss + v_loss:.3f}",
                     cpu_h=f"{state['cpu_seconds'] / 3600:.2f}",
                 )
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM
+        interrupted = True
+        raise
     finally:
-        players.close()
+        restore()
+        players.close(interrupted)
         if bar is not None:
             bar.close()
         if writer is not None:

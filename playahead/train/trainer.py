@@ -204,7 +204,9 @@ def run(cfg: TrainConfig) -> Path:
             "to train: pass a larger --steps to continue",
             file=sys.stderr,
         )
-    restore = _stop_on_sigterm()
+    from playahead._procs import stop_on_sigterm
+
+    restore = stop_on_sigterm()
     try:
         if remaining > 0:
             model.learn(
@@ -234,20 +236,6 @@ def run(cfg: TrainConfig) -> Path:
     if model.get_vec_normalize_env() is not None:
         model.get_vec_normalize_env().save(str(out / "vecnormalize.pkl"))
     return path
-
-
-def _stop_on_sigterm():
-    """Make SIGTERM (``kill``, a batch scheduler's notice) stop training the way
-    Ctrl-C does, with a checkpoint; return a function that puts the old handler
-    back."""
-    import signal
-
-    from playahead._procs import on_signals
-
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-
-    return on_signals((signal.SIGTERM,), interrupt)
 
 
 def _opponent(cfg: TrainConfig, out: Path, two_player: bool):
