@@ -252,3 +252,23 @@ def test_the_curves_table_sets_runs_side_by_side_at_equal_games(tmp_path):
     assert rows[2] == ["5,000", "100", "90", "0.10", "110", "95", "0.11"]
     assert rows[3] == ["10,000", "200", "181", "2.00", "", "", ""]
     assert len(rows) == 4
+
+
+def test_the_levers_table_takes_each_runs_last_snapshot_within_the_cpu_cap(tmp_path):
+    """An ``alphazero-levers`` row a run: its last snapshot within ``cpu_hours`` that
+    was measured at every count of ``sims``, with the shares and their intervals."""
+    head = "iteration,games,positions,cpu_hours,simulations,matters,perfect,share\n"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "curve.csv").write_text(
+        head
+        + "5,1280,100,0.2,0,400,300,0.75\n5,1280,100,0.2,100,400,360,0.9\n"
+        + "10,2560,200,0.4,0,400,320,0.8\n"  # 100 simulations not measured yet
+        + "15,3840,300,0.6,0,400,330,0.825\n15,3840,300,0.6,100,400,380,0.95\n"
+    )
+    spec = {"cpu_hours": 0.5, "sims": [0, 100], "runs": [["A", "a"]]}
+    text = tables.alphazero_levers(tmp_path, spec, lambda path, label: label)
+    rows = [[c.strip() for c in r.split("|")[1:-1]] for r in text.splitlines()]
+    assert rows[0][-2:] == ["perfect, raw policy", "perfect, 100 simulations"]
+    assert rows[2][:4] == ["A", "5", "1,280", "0.20"]
+    assert rows[2][4].startswith("75.0% [") and rows[2][5].startswith("90.0% [")
+    assert len(rows) == 3

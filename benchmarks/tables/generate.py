@@ -223,6 +223,40 @@ def curves(folder: Path, spec: dict, link: Link) -> str:
     return _table(head, out, right_from=0)
 
 
+def alphazero_levers(folder: Path, spec: dict, link: Link) -> str:
+    """AlphaZero runs that differ in one lever, compared at equal training CPU:
+    ``runs`` is ``[label, curve folder]`` pairs (each written by ``python -m benchmarks
+    alphazero-curve``); a row a run, its last snapshot within ``cpu_hours`` that was
+    measured at every simulation count of ``sims``: iteration, self-play games,
+    training CPU hours, and each count's share of perfect moves with its 95% Wilson
+    interval."""
+    import csv
+
+    sims = spec["sims"]
+    head = ["run", "iteration", "self-play games", "training CPU h"]
+    head += [f"perfect, {n} simulations" if n else "perfect, raw policy" for n in sims]
+    out = []
+    for label, curve in spec["runs"]:
+        with (folder / curve / "curve.csv").open() as f:
+            rows = [r for r in csv.DictReader(f)]
+        cell = {(int(r["iteration"]), int(r["simulations"])): r for r in rows}
+        within = [
+            int(r["iteration"])
+            for r in rows
+            if float(r["cpu_hours"]) <= spec["cpu_hours"]
+            and all((int(r["iteration"]), n) in cell for n in sims)
+        ]
+        it = max(within)
+        first = cell[it, sims[0]]
+        row = [label, str(it), f"{int(first['games']):,}"]
+        row.append(f"{float(first['cpu_hours']):.2f}")
+        for n in sims:
+            r = cell[it, n]
+            row.append(share_text(int(r["perfect"]), int(r["matters"])))
+        out.append(row)
+    return _table(head, out)
+
+
 def _difference(a, b) -> str:
     """``a - b`` over the same games with its 95% interval, as a cell."""
     d, ci = _pair(a, b)
@@ -581,6 +615,7 @@ KINDS: dict[str, Callable[[Path, dict, Link], str]] = {
     "strength-paired": strength_paired,
     "file": file_table,
     "curves": curves,
+    "alphazero-levers": alphazero_levers,
     "tdl-speed": tdl_speed,
     "default-searches": default_searches,
 }
