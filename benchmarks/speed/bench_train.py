@@ -30,7 +30,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 def _ppo(env, seed: int, n_steps: int, overrides: dict):
     """MaskablePPO with playahead's 2048-v0 hyperparameters (hyperparams.yml)."""
     from sb3_contrib import MaskablePPO
-
     from stable_baselines3.common.logger import Logger
 
     from playahead.train.config import algo_kwargs, load_hyperparams
