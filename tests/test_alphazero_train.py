@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from playahead.alphazero.net import read_net_file
+from tests.helpers.procs import alive, children
 
 TINY = [
     "--env",
@@ -115,27 +116,6 @@ def test_a_run_killed_and_resumed_is_the_unbroken_run(tmp_path):
         assert opt["param_groups"][0]["lr"] == pytest.approx(0.0005)
 
 
-def _children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (from ``/proc``)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # gone meanwhile
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 def test_sigterm_ends_the_workers_and_says_how_to_resume(tmp_path):
     """SIGTERM stops a run as Ctrl-C does: its worker processes end with it, one line
@@ -155,7 +135,7 @@ def test_sigterm_ends_the_workers_and_says_how_to_resume(tmp_path):
             state.exists() and json.loads(state.read_text())["iteration"] >= 1
         ):
             time.sleep(0.02)
-        children = _children(proc.pid)
+        workers = children(proc.pid)
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=300)
     finally:
@@ -166,9 +146,9 @@ def test_sigterm_ends_the_workers_and_says_how_to_resume(tmp_path):
     assert "Traceback" not in err and "leaked" not in err, err
     # The resource tracker leaves when it sees its parent's pipe close: soon after.
     deadline = time.monotonic() + 60
-    while any(_alive(pid) for pid in children) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert children and not any(_alive(pid) for pid in children)
+    assert workers and not any(alive(pid) for pid in workers)
     done = json.loads(state.read_text())["iteration"]
     assert 1 <= done < 500
     _train(out, "--iterations", str(done + 1), "--workers", "0", "--resume")

@@ -16,6 +16,7 @@ import pytest
 from playahead.tools.serve import api, app
 from playahead.tools.serve.loadtest import CappedSearch, call, run_load, wait_ready
 from playahead.tools.serve.pool import SearchBusy, SearchPool, SearchTimeout
+from tests.helpers.procs import alive, children
 
 
 @pytest.fixture(scope="module")
@@ -30,11 +31,11 @@ def test_other_clients_are_answered_while_a_capped_search_runs(server):
     search = CappedSearch(server)  # minimax with time_limit=none: runs to the cap
     answered = []
     view = call(server, "api/new", {"game": "2048", "seed": 3})[1]
-    while search.is_alive() and len(answered) < 50:
+    while search.isalive() and len(answered) < 50:
         body = {"game": "2048", "state": view["state"], "move": view["legal"][0]}
         status, after, _ = call(server, "api/move", body)
         assert status == 200 and after["state"]["moves"] == view["state"]["moves"] + 1
-        answered.append(search.is_alive())
+        answered.append(search.isalive())
         view = (
             after if not after["done"] else call(server, "api/new", {"game": "2048"})[1]
         )
@@ -69,26 +70,6 @@ def test_a_search_past_the_deadline_is_killed_and_its_worker_replaced():
         srv.shutdown()
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def test_workers_exit_when_the_server_is_killed():
     command = [sys.executable, "-m", "playahead", "serve", "--port", "0", "--quiet"]
     env = os.environ | {"PYTHONPATH": str(Path(__file__).parents[1])}
@@ -97,16 +78,16 @@ def test_workers_exit_when_the_server_is_killed():
         try:
             url = server.stdout.readline().split()[2]
             assert wait_ready(url)["idle"] == 2
-            children = _children(server.pid)
-            assert len(children) >= 2  # the two workers (and multiprocessing's tracker)
+            workers = children(server.pid)
+            assert len(workers) >= 2  # the two workers (and multiprocessing's tracker)
         finally:
             server.send_signal(signal.SIGKILL)
             server.wait()
     for _ in range(300):
-        if not any(_alive(pid) for pid in children):
+        if not any(alive(pid) for pid in workers):
             break
         time.sleep(0.1)
-    assert [pid for pid in children if _alive(pid)] == []
+    assert [pid for pid in workers if alive(pid)] == []
 
 
 def test_the_pool_says_busy_rather_than_queueing_forever():

@@ -238,7 +238,7 @@ def alphazero_levers(folder: Path, spec: dict, link: Link) -> str:
     out = []
     for label, curve in spec["runs"]:
         with (folder / curve / "curve.csv").open() as f:
-            rows = [r for r in csv.DictReader(f)]
+            rows = list(csv.DictReader(f))
         cell = {(int(r["iteration"]), int(r["simulations"])): r for r in rows}
         within = [
             int(r["iteration"])
