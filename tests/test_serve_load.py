@@ -31,11 +31,11 @@ def test_other_clients_are_answered_while_a_capped_search_runs(server):
     search = CappedSearch(server)  # minimax with time_limit=none: runs to the cap
     answered = []
     view = call(server, "api/new", {"game": "2048", "seed": 3})[1]
-    while search.isalive() and len(answered) < 50:
+    while search.is_alive() and len(answered) < 50:
         body = {"game": "2048", "state": view["state"], "move": view["legal"][0]}
         status, after, _ = call(server, "api/move", body)
         assert status == 200 and after["state"]["moves"] == view["state"]["moves"] + 1
-        answered.append(search.isalive())
+        answered.append(search.is_alive())
         view = (
             after if not after["done"] else call(server, "api/new", {"game": "2048"})[1]
         )
