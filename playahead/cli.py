@@ -16,7 +16,7 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "curves": (
         "playahead.train.curves",
-        "plot learning curves of training runs (ppo, dqn and ntuple)",
+        "plot learning curves of training runs (ppo, dqn, ntuple and alphazero)",
     ),
     "hint": (
         "playahead.tools.hint",
