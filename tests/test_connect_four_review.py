@@ -38,3 +38,53 @@ def test_a_solved_move_is_marked_by_its_outcome(column, mark, loss):
     assert analysis.value_kind == "pons_score"
     move = review.move_review("connect4", 35, 0, {"action": column}, analysis)
     assert (move.mark, move.loss, move.best_value) == (mark, loss, 1.0)
+
+
+def _late_game():
+    from playahead.tools import gamefile
+    from playahead.tools.games import make_env
+
+    env = make_env("connect4")
+    env.reset(seed=0)
+    recorder = gamefile.Recorder("connect4", env, players=["human", "human"])
+    for ch in LATE:
+        recorder.step(int(ch) - 1)
+    return recorder.game_file
+
+
+def test_a_review_with_solved_and_unsolved_moves_keeps_each_moves_unit(tmp_path):
+    """A small budget leaves the opening to minimax (heuristic values in [-1, 1]) and
+    solves the end (Pons scores): each move is shown, summed and drawn in its own unit,
+    never a heuristic value printed as a score."""
+    result = review.review(_late_game(), "solver:budget=20000,fallback_budget=2000")
+    kinds = [m.value_kind for m in result.moves]
+    assert kinds[0] == "heuristic" and kinds[-1] == "pons_score"
+    assert result.value_kind == "mixed" and result.kinds == ["heuristic", "pons_score"]
+    first_solved = kinds.index("pons_score") + 1
+    assert f"(moves 1-{first_solved - 1}," in result.unit
+    assert "exact score" in result.unit and "heuristic value" in result.unit
+
+    summary = result.summary()
+    assert summary["total_loss"] is None and summary["mean_loss"] is None
+    for kind, loss in summary["losses"].items():
+        mine = [m.loss for m in result.moves if m.value_kind == kind]
+        assert loss["moves"] == len(mine)
+        assert loss["total"] == pytest.approx(sum(mine))
+    assert sum(v["moves"] for v in summary["losses"].values()) == len(LATE)
+    severity = {"blunder": 3, "mistake": 2, "inaccuracy": 1, "": 0}
+    worst = max(severity[m.mark] for m in result.moves)
+    top = summary["costliest"][0]["number"]
+    assert severity[result.moves[top - 1].mark] == worst
+
+    rows = result.text().splitlines()[2 : 2 + len(LATE)]
+    for row, move in zip(rows, result.moves, strict=True):
+        value = row.split()[3]  # number, "col", column, value
+        if move.value_kind == "pons_score":
+            assert "." not in value  # a score is a whole number
+        else:
+            assert value == f"{move.played_value:.3f}"
+    n_heuristic = summary["losses"]["heuristic"]["moves"]
+    assert f"in heuristic value over {n_heuristic} moves" in result.text()
+
+    png = review.plot(result, tmp_path / "r.png")
+    assert png.read_bytes()[:4] == b"\x89PNG"

@@ -92,13 +92,15 @@ def test_review_json_schema(tmp_path, capsys):
             "best_value",
             "loss",
             "mark",
+            "value_kind",
         }
-        assert keys <= set(move)
+        assert keys <= set(move) and move["value_kind"] == "solved"
         assert move["loss"] == pytest.approx(move["best_value"] - move["played_value"])
     summary = data["summary"]
     assert {"accuracy", "total_loss", "mean_loss", "marks", "costliest"} <= set(summary)
     assert summary["accuracy"] == pytest.approx(2 / 3)
     assert summary["total_loss"] == 1.0
+    assert summary["losses"] == {"solved": {"moves": 3, "total": 1.0, "mean": 1 / 3}}
 
 
 def test_review_plot_and_text(tmp_path, capsys):

@@ -273,3 +273,39 @@ def test_on_a_phone_review_and_assist_fit_and_the_board_moves_by_entries(page):
         assert "moves 1" in page.inner_text("#status")
     finally:
         page.set_viewport_size(DESKTOP)
+
+
+def test_a_review_in_two_units_draws_one_band_a_unit(page, tmp_path):
+    """A Connect Four game the solver solves only near its end: the opening's minimax
+    estimates and the end's exact scores are drawn in bands of their own."""
+    from playahead.tools.games import make_env
+
+    env = make_env("connect4")
+    env.reset(seed=0)
+    recorder = gamefile.Recorder("connect4", env, players=["human", "human"])
+    for ch in "7422341735647741166133573473242566":
+        recorder.step(int(ch) - 1)
+    path = gamefile.save(recorder.game_file, tmp_path / "c4.json")
+    page.goto(page.base_url + "?game=connect4")
+    page.wait_for_selector("#board")
+    page.select_option("#planner", "solver")
+    page.fill("[data-option='budget']", "20000")
+    _open(page, path)
+    page.wait_for_function(SUMMARY, timeout=120_000)
+    graph = page.locator("#review-graph")
+    rows = page.evaluate("S.review.rows.map((r) => r.value_kind)")
+    units = list(dict.fromkeys(rows))
+    assert {"heuristic", "pons_score"} <= set(units)
+    title = graph.locator("text.title").text_content()
+    assert f"{len(units)} units (one band each)" in title
+    drawn = graph.locator("polyline.best").evaluate_all(
+        "lines => lines.map((l) => l.dataset.kind)"
+    )
+    assert set(drawn) <= set(units) and {"heuristic", "pons_score"} <= set(drawn)
+    ys = graph.locator("text.ytick").evaluate_all(
+        "ts => ts.map((t) => Number(t.getAttribute('y')))"
+    )
+    assert len(ys) == 2 * len(units)  # each band: its lowest and highest value
+    bands = [ys[k : k + 2] for k in range(0, len(ys), 2)]
+    for upper, lower in zip(bands[:-1], bands[1:], strict=True):
+        assert max(upper) < min(lower)  # each band lies below the one before

@@ -28,6 +28,11 @@ For each move: the move played and its value, the best move and its value, the
   (:func:`outcome_mark`). The loss is in score points. Positions the solver does not
   solve within its node budget get minimax's values and marks, as above.
 
+Each move's values are in its own analysis' unit (``value_kind``). A review whose
+moves differ in unit (a Connect Four game whose opening the solver did not solve)
+names each unit with its moves in the header, sums the losses unit by unit, orders
+the costliest moves by their marks, and draws one graph a unit.
+
 The summary: accuracy (the share of moves that were the best: loss 0), total and mean
 loss, the number of each mark, and the three costliest moves with their boards.
 ``--json`` prints one object (``player``; ``moves``: ``played``, ``best``,
@@ -44,6 +49,7 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -79,6 +85,8 @@ class MoveReview:
         loss: ``best_value - played_value`` (0 when the move was the best).
         mark: ``"inaccuracy"``, ``"mistake"``, ``"blunder"`` or ``""``.
         values: every legal move's value, by name.
+        value_kind: what the values are (see
+            :func:`~playahead.tools.games.value_unit`).
     """
 
     number: int
@@ -90,6 +98,7 @@ class MoveReview:
     loss: float
     mark: str
     values: dict[str, float]
+    value_kind: str
 
 
 @dataclasses.dataclass
@@ -98,14 +107,33 @@ class Review:
 
     game_file: gamefile.GameFile
     agent: str
-    value_kind: str
     moves: list[MoveReview]
     states: list
 
     @property
+    def kinds(self) -> list[str]:
+        """The moves' value kinds, each once, in the order they first appear."""
+        return list(dict.fromkeys(m.value_kind for m in self.moves))
+
+    @property
+    def value_kind(self) -> str:
+        """The value kind of every move, or ``"mixed"`` when they differ."""
+        kinds = self.kinds
+        return kinds[0] if len(kinds) == 1 else "mixed"
+
+    @property
     def unit(self) -> str:
-        """What the values are, e.g. ``"expected final score"``."""
-        return value_unit(self.value_kind)
+        """What the values are, e.g. ``"expected final score"``; with mixed kinds,
+        each unit and its moves, e.g. ``"exact score: ... (moves 9-20); heuristic
+        value ... (moves 1-8)"``."""
+        if self.value_kind != "mixed":
+            return value_unit(self.value_kind)
+        return "; ".join(
+            f"{value_unit(k)} (moves {_ranges(self._numbers(k))})" for k in self.kinds
+        )
+
+    def _numbers(self, kind: str) -> list[int]:
+        return [m.number for m in self.moves if m.value_kind == kind]
 
     @property
     def player(self) -> str:
@@ -125,15 +153,31 @@ class Review:
 
     def summary(self) -> dict[str, Any]:
         """``moves``, ``accuracy`` (share of moves with no loss), ``total_loss``,
-        ``mean_loss``, ``marks`` (count of each) and ``costliest`` (the three moves
-        that lost most: number and board)."""
+        ``mean_loss``, ``losses`` (``moves``, ``total`` and ``mean`` loss by value
+        kind), ``marks`` (count of each) and ``costliest`` (the three moves that lost
+        most: number and board). With mixed value kinds ``total_loss`` and
+        ``mean_loss`` are None (losses in different units do not add up) and the
+        costliest moves are the worst marked, then the largest losses."""
         losses = np.array([m.loss for m in self.moves])
         best = int(np.sum(losses <= TOLERANCE))
         marks = {name: 0 for name, _ in TILE_MARKS}
         for m in self.moves:
             if m.mark:
                 marks[m.mark] += 1
-        order = sorted(self.moves, key=lambda m: -m.loss)[:3]
+        by_kind = {}
+        for kind in self.kinds:
+            some = np.array([m.loss for m in self.moves if m.value_kind == kind])
+            by_kind[kind] = {
+                "moves": len(some),
+                "total": float(some.sum()),
+                "mean": float(some.mean()),
+            }
+        mixed = len(by_kind) > 1
+        severity = {name: i for i, (name, _) in enumerate(reversed(TILE_MARKS), 1)}
+        order = sorted(
+            self.moves,
+            key=lambda m: (-severity.get(m.mark, 0) if mixed else 0, -m.loss),
+        )[:3]
         costliest = [
             {"number": m.number, "loss": m.loss, "board": self.board(m.number)}
             for m in order
@@ -143,8 +187,9 @@ class Review:
             "moves": len(self.moves),
             "best_moves": best,
             "accuracy": best / len(self.moves),
-            "total_loss": float(losses.sum()),
-            "mean_loss": float(losses.mean()),
+            "total_loss": None if mixed else float(losses.sum()),
+            "mean_loss": None if mixed else float(losses.mean()),
+            "losses": by_kind,
             "marks": marks,
             "costliest": costliest,
         }
@@ -177,16 +222,15 @@ class Review:
     def text(self, marked_only: bool = False) -> str:
         """The review as text: every move (``marked_only``: the marked moves), the
         summary and the costliest moves."""
-        kind = self.value_kind
         shown = [m for m in self.moves if m.mark or not marked_only]
         rows = [
             (
                 str(m.number),
                 m.played,
-                format_value(m.played_value, kind),
+                format_value(m.played_value, m.value_kind),
                 m.best,
-                format_value(m.best_value, kind),
-                format_value(m.loss, kind) if m.loss > TOLERANCE else "0",
+                format_value(m.best_value, m.value_kind),
+                format_value(m.loss, m.value_kind) if m.loss > TOLERANCE else "0",
                 m.mark,
             )
             for m in shown
@@ -212,17 +256,29 @@ class Review:
         counts = ", ".join(
             f"{v} {PLURALS[k] if v != 1 else k}" for k, v in s["marks"].items()
         )
+        if len(s["losses"]) == 1:
+            ((kind, loss),) = s["losses"].items()
+            lost = (
+                f"loss: total {format_value(loss['total'], kind)}, mean "
+                f"{format_value(loss['mean'], kind)} a move"
+            )
+        else:
+            lost = "loss: " + ", ".join(
+                f"{format_value(loss['total'], kind)} in {_short_unit(kind)} "
+                f"over {loss['moves']} move{'s' * (loss['moves'] != 1)}"
+                for kind, loss in s["losses"].items()
+            )
         lines += [
             "",
             f"accuracy {s['accuracy']:.1%} ({s['best_moves']} of {n} moves the best); "
-            f"loss: total {format_value(s['total_loss'], kind)}, mean "
-            f"{format_value(s['mean_loss'], kind)} a move; {counts}",
+            f"{lost}; {counts}",
         ]
         by_number = {m.number: m for m in self.moves}
         for i, c in enumerate(s["costliest"]):
             m = by_number[c["number"]]
             if i == 0:
                 lines.append("the costliest moves:")
+            kind = m.value_kind
             lines.append(
                 f"move {m.number}: {m.played} ({format_value(m.played_value, kind)}) "
                 f"instead of {m.best} ({format_value(m.best_value, kind)}), loss "
@@ -230,6 +286,23 @@ class Review:
             )
             lines.append(c["board"])
         return "\n".join(lines)
+
+
+def _short_unit(kind: str) -> str:
+    """The unit of ``kind`` in its first words: ``"exact score"``, ``"heuristic
+    value"``."""
+    return re.split(r"[:,]| in \[", value_unit(kind))[0]
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``[1, 2, 3, 7, 9, 10]`` as ``"1-3, 7, 9-10"``."""
+    parts: list[list[int]] = []
+    for n in numbers:
+        if parts and n == parts[-1][1] + 1:
+            parts[-1][1] = n
+        else:
+            parts.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in parts)
 
 
 def player_name(game_file: gamefile.GameFile) -> str:
@@ -302,7 +375,7 @@ def review(
     spec, planner = review_agent(game_file.game, agent, seed)
     env = gamefile.new_env(game_file)
     base = env.unwrapped
-    moves, kind = [], ""
+    moves = []
     bar = tqdm(
         total=len(game_file.moves),
         desc="review",
@@ -315,15 +388,15 @@ def review(
             base.restore_state(states[i])
             player = int(getattr(base, "current_player", 0))
             analysis = calibrate(env, planner.analyze(env), planner)
-            kind = analysis.value_kind
-            if kind in NOT_VALUES:
+            if analysis.value_kind in NOT_VALUES:
                 raise ValueError(
-                    f"agent {spec!r} gives {value_unit(kind)}s, not values of the "
-                    "moves: review needs a planner (expectimax, mcts, mc, minimax)"
+                    f"agent {spec!r} gives {value_unit(analysis.value_kind)}s, not "
+                    "values of the moves: review needs a planner (expectimax, mcts, "
+                    "mc, minimax)"
                 )
             moves.append(move_review(game_file.game, i + 1, player, move, analysis))
             bar.update()
-    return Review(game_file, spec, kind, moves, states)
+    return Review(game_file, spec, moves, states)
 
 
 def move_review(
@@ -354,6 +427,7 @@ def move_review(
         if analysis.value_kind == "pons_score"
         else mark(game, loss, best_value),
         values,
+        analysis.value_kind,
     )
 
 
@@ -370,30 +444,44 @@ def outcome_mark(best: float, played: float) -> str:
 def plot(result: Review, path: str | Path) -> Path:
     """Draw the evaluation graph of ``result`` to ``path`` (PNG, SVG or PDF, by its
     suffix): the best move's value at each move (for player 0 in two-player games),
-    the played move's value, and the marked moves."""
+    the played move's value, and the marked moves; one graph a value kind, over the
+    moves in that kind."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     two = get_game(result.game_file.game).num_players == 2
-    sign = np.array([-1.0 if two and m.player else 1.0 for m in result.moves])
-    x = np.array([m.number for m in result.moves])
-    best = np.array([m.best_value for m in result.moves]) * sign
-    played = np.array([m.played_value for m in result.moves]) * sign
-    fig, ax = plt.subplots(figsize=(9, 3.6), layout="constrained")
-    ax.plot(x, best, color="tab:blue", lw=1.2, label="best move")
-    ax.plot(x, played, color="tab:orange", lw=0.8, alpha=0.8, label="move played")
+    kinds = result.kinds
+    fig, axes = plt.subplots(
+        len(kinds),
+        1,
+        figsize=(9, 3.6 * len(kinds)),
+        layout="constrained",
+        sharex=True,
+        squeeze=False,
+    )
     colors = {"inaccuracy": "gold", "mistake": "darkorange", "blunder": "red"}
-    for name, color in colors.items():
-        where = [i for i, m in enumerate(result.moves) if m.mark == name]
-        if where:
-            ax.scatter(x[where], played[where], s=18, color=color, label=name, zorder=3)
-    ax.set_xlabel("move")
-    unit = result.unit + (" (player 0)" if two else "")
-    ax.set_ylabel(unit)
-    ax.set_title(result.title, fontsize="medium")
-    ax.legend(loc="best", fontsize="small")
+    for ax, kind in zip(axes[:, 0], kinds, strict=True):
+        # the moves of other kinds are gaps in this graph
+        moves = [m if m.value_kind == kind else None for m in result.moves]
+        sign = np.array([-1.0 if two and m.player else 1.0 for m in result.moves])
+        x = np.array([m.number for m in result.moves])
+        nan = float("nan")
+        best = np.array([m.best_value if m else nan for m in moves]) * sign
+        played = np.array([m.played_value if m else nan for m in moves]) * sign
+        ax.plot(x, best, color="tab:blue", lw=1.2, label="best move")
+        ax.plot(x, played, color="tab:orange", lw=0.8, alpha=0.8, label="move played")
+        for name, color in colors.items():
+            where = [i for i, m in enumerate(moves) if m and m.mark == name]
+            if where:
+                ax.scatter(
+                    x[where], played[where], s=18, color=color, label=name, zorder=3
+                )
+        ax.set_ylabel(_short_unit(kind) + (" (player 0)" if two else ""))
+        ax.legend(loc="best", fontsize="small")
+    axes[-1, 0].set_xlabel("move")
+    axes[0, 0].set_title(result.title, fontsize="medium")
     path = Path(path)
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -637,7 +637,11 @@ function drawGraph() {
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.innerHTML = "";
   const n = data.moves.length;
-  const unit = rows.length ? rows[0].unit : "value";
+  // one band a unit: values in different units (the solver's exact scores, minimax's
+  // estimates) never share an axis
+  const kinds = [...new Set(rows.map((r) => r.value_kind))];
+  const unit = !rows.length ? "value" : kinds.length === 1 ? rows[0].unit
+    : `${kinds.length} units (one band each)`;
   const by = rows.length ? ` by ${rows[0].agent}` : "";
   svgNode(svg, "text", { class: "title", x: 6, y: 15 }, `${S.review.who}: ${unit}${by}`);
   // axes: value (for player 0 in two-player games) against the move number
@@ -654,24 +658,40 @@ function drawGraph() {
   }
   if (!rows.length) return;
   const y = rows.map((r) => (r.player === 1 ? -r.best_value : r.best_value));
-  let lo = Math.min(...y), hi = Math.max(...y);
-  if (hi === lo) { lo -= 1; hi += 1; }
-  const py = (v) => top + ((height - top - bottom) * (hi - v)) / (hi - lo);
-  const kind = rows[0].value_kind;
-  for (const v of [lo, (lo + hi) / 2, hi]) {
-    svgNode(svg, "line", { class: "grid", x1: left, y1: py(v), x2: width - right, y2: py(v) });
-    svgNode(svg, "text", { class: "ytick", x: left - 4, y: py(v) + 4 }, valueText(v, kind));
-  }
-  const points = y.map((v, i) => `${graphX(i, n, width)},${py(v)}`).join(" ");
-  svgNode(svg, "polyline", { class: "best", points });
+  const band = (height - top - bottom) / kinds.length;
+  const py = {};
+  kinds.forEach((kind, k) => {
+    const mine = y.filter((v, i) => rows[i].value_kind === kind);
+    let lo = Math.min(...mine), hi = Math.max(...mine);
+    if (hi === lo) { lo -= 1; hi += 1; }
+    const b0 = top + k * band, b1 = b0 + band - (kinds.length > 1 ? 6 : 0);
+    py[kind] = (v) => b0 + ((b1 - b0) * (hi - v)) / (hi - lo);
+    const ys = kinds.length > 1 ? [lo, hi] : [lo, (lo + hi) / 2, hi];
+    for (const v of ys) {
+      svgNode(svg, "line", { class: "grid", x1: left, y1: py[kind](v), x2: width - right, y2: py[kind](v) });
+      svgNode(svg, "text", { class: "ytick", x: left - 4, y: py[kind](v) + 4 }, valueText(v, kind));
+    }
+    // the band's moves, a line through each run of consecutive moves
+    let run = [];
+    const flush = () => {
+      if (run.length) svgNode(svg, "polyline", { class: "best", "data-kind": kind, points: run.join(" ") });
+      run = [];
+    };
+    rows.forEach((r, i) => {
+      if (r.value_kind === kind) run.push(`${graphX(i, n, width)},${py[kind](y[i])}`);
+      else flush();
+    });
+    flush();
+  });
+  const at = (i) => py[rows[i].value_kind](y[i]);
   rows.forEach((r, i) => {
     if (!MARK_CLASSES.includes(r.mark)) return;
-    svgNode(svg, "circle", { class: r.mark, cx: graphX(i, n, width), cy: py(y[i]), r: 3.5 });
+    svgNode(svg, "circle", { class: r.mark, cx: graphX(i, n, width), cy: at(i), r: 3.5 });
   });
   if (selected !== null && selected < rows.length) {
     const x = graphX(selected, n, width);
     svgNode(svg, "line", { class: "marker", x1: x, y1: top, x2: x, y2: height - bottom });
-    svgNode(svg, "circle", { class: "marker", cx: x, cy: py(y[selected]), r: 5 });
+    svgNode(svg, "circle", { class: "marker", cx: x, cy: at(selected), r: 5 });
   }
 }
 
