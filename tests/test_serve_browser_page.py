@@ -309,3 +309,7 @@ def test_a_review_in_two_units_draws_one_band_a_unit(page, tmp_path):
     bands = [ys[k : k + 2] for k in range(0, len(ys), 2)]
     for upper, lower in zip(bands[:-1], bands[1:], strict=True):
         assert max(upper) < min(lower)  # each band lies below the one before
+    labels = graph.locator("text.band").all_text_contents()
+    assert labels[:2] == ["heuristic value", "exact score"][: len(labels[:2])]
+    assert len(labels) == len(units)
+    assert graph.bounding_box()["height"] > 190  # taller than a graph of one unit

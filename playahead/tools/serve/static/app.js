@@ -607,12 +607,13 @@ function addReviewRow(body, i, row) {
 }
 
 function valueText(value, kind) {
+  if (kind === "pons_score") return value ? `${value > 0 ? "+" : ""}${Math.round(value)}` : "0";
   if (kind === "score" || Math.abs(value) >= 1000) return Math.round(value).toLocaleString("en-US");
   return Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(3);
 }
 
 // The graph's layout, in the SVG's own pixels (its viewBox is its drawn size).
-const GRAPH = { height: 190, left: 64, right: 12, top: 24, bottom: 34 };
+const GRAPH = { height: 190, band: 110, left: 64, right: 12, top: 24, bottom: 34 };
 
 function svgNode(parent, name, attrs, text) {
   const node = document.createElementNS(SVG, name);
@@ -633,13 +634,15 @@ function drawGraph() {
   const svg = $("review-graph");
   svg.removeAttribute("hidden"); // an SVG element has no hidden property
   const width = Math.max(200, Math.round(svg.getBoundingClientRect().width) || 600);
-  const { height, left, right, top, bottom } = GRAPH;
+  // one band a unit: values in different units (the solver's exact scores, minimax's
+  // estimates) never share an axis; each band after the first makes the graph taller
+  const kinds = [...new Set(rows.map((r) => r.value_kind))];
+  const { left, right, top, bottom } = GRAPH;
+  const height = GRAPH.height + GRAPH.band * (Math.max(kinds.length, 1) - 1);
+  svg.style.height = `${height}px`;
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.innerHTML = "";
   const n = data.moves.length;
-  // one band a unit: values in different units (the solver's exact scores, minimax's
-  // estimates) never share an axis
-  const kinds = [...new Set(rows.map((r) => r.value_kind))];
   const unit = !rows.length ? "value" : kinds.length === 1 ? rows[0].unit
     : `${kinds.length} units (one band each)`;
   const by = rows.length ? ` by ${rows[0].agent}` : "";
@@ -664,7 +667,11 @@ function drawGraph() {
     const mine = y.filter((v, i) => rows[i].value_kind === kind);
     let lo = Math.min(...mine), hi = Math.max(...mine);
     if (hi === lo) { lo -= 1; hi += 1; }
-    const b0 = top + k * band, b1 = b0 + band - (kinds.length > 1 ? 6 : 0);
+    const b0 = top + k * band + (kinds.length > 1 ? 14 : 0), b1 = top + (k + 1) * band - 4;
+    if (kinds.length > 1) {
+      const r = rows.find((row) => row.value_kind === kind);
+      svgNode(svg, "text", { class: "band", x: left + 6, y: b0 - 4 }, r.unit.split(/[:,]| in \[/)[0]);
+    }
     py[kind] = (v) => b0 + ((b1 - b0) * (hi - v)) / (hi - lo);
     const ys = kinds.length > 1 ? [lo, hi] : [lo, (lo + hi) / 2, hi];
     for (const v of ys) {
