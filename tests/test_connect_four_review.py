@@ -86,5 +86,13 @@ def test_a_review_with_solved_and_unsolved_moves_keeps_each_moves_unit(tmp_path)
     n_heuristic = summary["losses"]["heuristic"]["moves"]
     assert f"in heuristic value over {n_heuristic} moves" in result.text()
 
+    # exact moves are the solved ones; a mark from an estimate says so
+    assert [m.exact for m in result.moves] == [k == "pons_score" for k in kinds]
+    assert summary["exact_moves"] == kinds.count("pons_score")
+    text = result.text()
+    assert f"exact values on {kinds.count('pons_score')} of {len(LATE)} moves" in text
+    for row, move in zip(rows, result.moves, strict=True):
+        assert row.endswith("(estimate)") == bool(move.mark and not move.exact)
+
     png = review.plot(result, tmp_path / "r.png")
     assert png.read_bytes()[:4] == b"\x89PNG"

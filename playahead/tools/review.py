@@ -31,7 +31,9 @@ For each move: the move played and its value, the best move and its value, the
 Each move's values are in its own analysis' unit (``value_kind``). A review whose
 moves differ in unit (a Connect Four game whose opening the solver did not solve)
 names each unit with its moves in the header, sums the losses unit by unit, orders
-the costliest moves by their marks, and draws one graph a unit.
+the costliest moves by their marks, and draws one graph a unit. In a two-player game
+a move is ``exact`` when its position was solved; the text marks the others' marks
+``(estimate)`` and the summary counts the exact moves.
 
 The summary: accuracy (the share of moves that were the best: loss 0), total and mean
 loss, the number of each mark, and the three costliest moves with their boards.
@@ -59,6 +61,7 @@ import numpy as np
 from playahead.tools import gamefile
 from playahead.tools.calibration import calibrate
 from playahead.tools.games import format_value, get_game, strip_ansi, value_unit
+from playahead.tools.hint import exactness
 
 #: Where a tile game's move gets a mark: its loss as a share of the best move's value.
 TILE_MARKS = (("blunder", 0.10), ("mistake", 0.03), ("inaccuracy", 0.01))
@@ -87,6 +90,9 @@ class MoveReview:
         values: every legal move's value, by name.
         value_kind: what the values are (see
             :func:`~playahead.tools.games.value_unit`).
+        exact: every value is exact (a two-player position solved: the Connect
+            Four solver's scores, or minimax's proven results); False for
+            estimates and in one-player games.
     """
 
     number: int
@@ -99,6 +105,7 @@ class MoveReview:
     mark: str
     values: dict[str, float]
     value_kind: str
+    exact: bool = False
 
 
 @dataclasses.dataclass
@@ -154,7 +161,8 @@ class Review:
     def summary(self) -> dict[str, Any]:
         """``moves``, ``accuracy`` (share of moves with no loss), ``total_loss``,
         ``mean_loss``, ``losses`` (``moves``, ``total`` and ``mean`` loss by value
-        kind), ``marks`` (count of each) and ``costliest`` (the three moves that lost
+        kind), ``exact_moves`` (moves whose values are all exact, in two-player
+        games), ``marks`` (count of each) and ``costliest`` (the three moves that lost
         most: number and board). With mixed value kinds ``total_loss`` and
         ``mean_loss`` are None (losses in different units do not add up) and the
         costliest moves are the worst marked, then the largest losses."""
@@ -187,6 +195,7 @@ class Review:
             "moves": len(self.moves),
             "best_moves": best,
             "accuracy": best / len(self.moves),
+            "exact_moves": sum(m.exact for m in self.moves),
             "total_loss": None if mixed else float(losses.sum()),
             "mean_loss": None if mixed else float(losses.mean()),
             "losses": by_kind,
@@ -223,6 +232,7 @@ class Review:
         """The review as text: every move (``marked_only``: the marked moves), the
         summary and the costliest moves."""
         shown = [m for m in self.moves if m.mark or not marked_only]
+        two = get_game(self.game_file.game).num_players == 2
         rows = [
             (
                 str(m.number),
@@ -231,7 +241,7 @@ class Review:
                 m.best,
                 format_value(m.best_value, m.value_kind),
                 format_value(m.loss, m.value_kind) if m.loss > TOLERANCE else "0",
-                m.mark,
+                m.mark + (" (estimate)" if m.mark and two and not m.exact else ""),
             )
             for m in shown
         ]
@@ -268,10 +278,16 @@ class Review:
                 f"over {loss['moves']} move{'s' * (loss['moves'] != 1)}"
                 for kind, loss in s["losses"].items()
             )
+        exact = ""
+        if two and s["exact_moves"] < n:
+            exact = (
+                f"; exact values on {s['exact_moves']} of {n} moves, depth-limited "
+                "estimates on the others (their marks say estimate)"
+            )
         lines += [
             "",
             f"accuracy {s['accuracy']:.1%} ({s['best_moves']} of {n} moves the best); "
-            f"{lost}; {counts}",
+            f"{lost}; {counts}{exact}",
         ]
         by_number = {m.number: m for m in self.moves}
         for i, c in enumerate(s["costliest"]):
@@ -428,6 +444,7 @@ def move_review(
         else mark(game, loss, best_value),
         values,
         analysis.value_kind,
+        get_game(game).num_players == 2 and exactness(analysis)[0],
     )
 
 
