@@ -8,8 +8,8 @@ import pytest
 from playahead.agents import make_agent
 from playahead.envs.connect_four import ConnectFourEnv
 from playahead.tools import review
-
-LATE = "7422341735647741166133573473242566"  # Pons: -3 1 -1000 -1000 -4 1 -1000
+from tests.helpers.gamefiles import C4_LATE as LATE
+from tests.helpers.gamefiles import connect4
 
 
 @pytest.mark.parametrize(
@@ -40,29 +40,20 @@ def test_a_solved_move_is_marked_by_its_outcome(column, mark, loss):
     assert (move.mark, move.loss, move.best_value) == (mark, loss, 1.0)
 
 
-def _late_game():
-    from playahead.tools import gamefile
-    from playahead.tools.games import make_env
-
-    env = make_env("connect4")
-    env.reset(seed=0)
-    recorder = gamefile.Recorder("connect4", env, players=["human", "human"])
-    for ch in LATE:
-        recorder.step(int(ch) - 1)
-    return recorder.game_file
-
-
 def test_a_review_with_solved_and_unsolved_moves_keeps_each_moves_unit(tmp_path):
     """A small budget leaves the opening to minimax (heuristic values in [-1, 1]) and
     solves the end (Pons scores): each move is shown, summed and drawn in its own unit,
     never a heuristic value printed as a score."""
-    result = review.review(_late_game(), "solver:budget=20000,fallback_budget=2000")
+    result = review.review(connect4(LATE), "solver:budget=20000,fallback_budget=2000")
     kinds = [m.value_kind for m in result.moves]
     assert kinds[0] == "heuristic" and kinds[-1] == "pons_score"
     assert result.value_kind == "mixed" and result.kinds == ["heuristic", "pons_score"]
     first_solved = kinds.index("pons_score") + 1
     assert f"(moves 1-{first_solved - 1}," in result.unit
     assert "exact score" in result.unit and "heuristic value" in result.unit
+    # the example of docs/tools.md
+    assert result.unit.endswith("(moves 13-15, 20-23, 26-34)")
+    assert "+1 a win (moves 1-12, 16-19, 24-25); exact score" in result.unit
 
     summary = result.summary()
     assert summary["total_loss"] is None and summary["mean_loss"] is None
@@ -76,7 +67,8 @@ def test_a_review_with_solved_and_unsolved_moves_keeps_each_moves_unit(tmp_path)
     top = summary["costliest"][0]["number"]
     assert severity[result.moves[top - 1].mark] == worst
 
-    rows = result.text().splitlines()[2 : 2 + len(LATE)]
+    text = result.text()
+    rows = text.splitlines()[2 : 2 + len(LATE)]
     for row, move in zip(rows, result.moves, strict=True):
         value = row.split()[3]  # number, "col", column, value
         if move.value_kind == "pons_score":
@@ -84,12 +76,11 @@ def test_a_review_with_solved_and_unsolved_moves_keeps_each_moves_unit(tmp_path)
         else:
             assert value == f"{move.played_value:.3f}"
     n_heuristic = summary["losses"]["heuristic"]["moves"]
-    assert f"in heuristic value over {n_heuristic} moves" in result.text()
+    assert f"in heuristic value over {n_heuristic} moves" in text
 
     # exact moves are the solved ones; a mark from an estimate says so
     assert [m.exact for m in result.moves] == [k == "pons_score" for k in kinds]
     assert summary["exact_moves"] == kinds.count("pons_score")
-    text = result.text()
     assert f"exact values on {kinds.count('pons_score')} of {len(LATE)} moves" in text
     for row, move in zip(rows, result.moves, strict=True):
         assert row.endswith("(estimate)") == bool(move.mark and not move.exact)

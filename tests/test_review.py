@@ -8,6 +8,7 @@ import pytest
 from playahead.cli import main
 from playahead.tools import export, gamefile, review, watch
 from playahead.tools.games import make_env
+from tests.helpers.gamefiles import two_people
 
 
 def _played(game, agent, seed, moves, tmp_path):
@@ -35,12 +36,7 @@ def test_a_2048_game_reviewed_by_its_own_agent_has_zero_loss(tmp_path):
 
 
 def _tictactoe(actions):
-    env = make_env("tictactoe")
-    env.reset(seed=0)
-    recorder = gamefile.Recorder("tictactoe", env, players=["human", "human"])
-    for a in actions:
-        recorder.step(a)
-    return recorder.game_file
+    return two_people("tictactoe", actions)
 
 
 def test_tictactoe_edge_reply_to_the_centre_is_a_blunder():

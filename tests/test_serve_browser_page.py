@@ -14,6 +14,7 @@ from playahead.cli import main
 from playahead.tools import gamefile
 from playahead.tools.media import CHROMIUM, browser_page
 from playahead.tools.serve import api
+from tests.helpers.gamefiles import C4_LATE, connect4
 
 pytest.importorskip(
     "playwright.sync_api", reason="needs Playwright: pip install playwright"
@@ -278,14 +279,7 @@ def test_on_a_phone_review_and_assist_fit_and_the_board_moves_by_entries(page):
 def test_a_review_in_two_units_draws_one_band_a_unit(page, tmp_path):
     """A Connect Four game the solver solves only near its end: the opening's minimax
     estimates and the end's exact scores are drawn in bands of their own."""
-    from playahead.tools.games import make_env
-
-    env = make_env("connect4")
-    env.reset(seed=0)
-    recorder = gamefile.Recorder("connect4", env, players=["human", "human"])
-    for ch in "7422341735647741166133573473242566":
-        recorder.step(int(ch) - 1)
-    path = gamefile.save(recorder.game_file, tmp_path / "c4.json")
+    path = gamefile.save(connect4(C4_LATE), tmp_path / "c4.json")
     page.goto(page.base_url + "?game=connect4")
     page.wait_for_selector("#board")
     page.select_option("#planner", "solver")
@@ -310,6 +304,6 @@ def test_a_review_in_two_units_draws_one_band_a_unit(page, tmp_path):
     for upper, lower in zip(bands[:-1], bands[1:], strict=True):
         assert max(upper) < min(lower)  # each band lies below the one before
     labels = graph.locator("text.band").all_text_contents()
-    assert labels[:2] == ["heuristic value", "exact score"][: len(labels[:2])]
+    assert labels[:2] == ["heuristic value", "exact score"]  # as they first appear
     assert len(labels) == len(units)
     assert graph.bounding_box()["height"] > 190  # taller than a graph of one unit

@@ -68,6 +68,8 @@ TILE_MARKS = (("blunder", 0.10), ("mistake", 0.03), ("inaccuracy", 0.01))
 #: Where a two-player game's move gets a mark: its loss of the game's value.
 DUEL_MARKS = (("blunder", 1.0), ("mistake", 0.3), ("inaccuracy", 0.1))
 PLURALS = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}
+#: How bad each mark is: no mark 0, inaccuracy 1, mistake 2, blunder 3.
+SEVERITY = {"": 0, "inaccuracy": 1, "mistake": 2, "blunder": 3}
 #: Value kinds that are not values of the moves (a review cannot weigh them).
 NOT_VALUES = ("probability", "policy")
 #: A loss below this (in the values' units) counts as none: two moves of equal value.
@@ -180,11 +182,9 @@ class Review:
                 "total": float(some.sum()),
                 "mean": float(some.mean()),
             }
-        mixed = len(by_kind) > 1
-        severity = {name: i for i, (name, _) in enumerate(reversed(TILE_MARKS), 1)}
+        mixed = self.value_kind == "mixed"
         order = sorted(
-            self.moves,
-            key=lambda m: (-severity.get(m.mark, 0) if mixed else 0, -m.loss),
+            self.moves, key=lambda m: (-SEVERITY[m.mark] if mixed else 0, -m.loss)
         )[:3]
         costliest = [
             {"number": m.number, "loss": m.loss, "board": self.board(m.number)}
@@ -479,19 +479,21 @@ def plot(result: Review, path: str | Path) -> Path:
         squeeze=False,
     )
     colors = {"inaccuracy": "gold", "mistake": "darkorange", "blunder": "red"}
+    sign = np.array([-1.0 if two and m.player else 1.0 for m in result.moves])
+    x = np.array([m.number for m in result.moves])
+    best_all = np.array([m.best_value for m in result.moves]) * sign
+    played_all = np.array([m.played_value for m in result.moves]) * sign
+    kind_of = np.array([m.value_kind for m in result.moves])
+    mark_of = np.array([m.mark for m in result.moves])
     for ax, kind in zip(axes[:, 0], kinds, strict=True):
-        # the moves of other kinds are gaps in this graph
-        moves = [m if m.value_kind == kind else None for m in result.moves]
-        sign = np.array([-1.0 if two and m.player else 1.0 for m in result.moves])
-        x = np.array([m.number for m in result.moves])
-        nan = float("nan")
-        best = np.array([m.best_value if m else nan for m in moves]) * sign
-        played = np.array([m.played_value if m else nan for m in moves]) * sign
+        mine = kind_of == kind  # the moves of other kinds are gaps in this graph
+        best = np.where(mine, best_all, np.nan)
+        played = np.where(mine, played_all, np.nan)
         ax.plot(x, best, color="tab:blue", lw=1.2, label="best move")
         ax.plot(x, played, color="tab:orange", lw=0.8, alpha=0.8, label="move played")
         for name, color in colors.items():
-            where = [i for i, m in enumerate(moves) if m and m.mark == name]
-            if where:
+            where = mine & (mark_of == name)
+            if where.any():
                 ax.scatter(
                     x[where], played[where], s=18, color=color, label=name, zorder=3
                 )
